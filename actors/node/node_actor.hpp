@@ -1,0 +1,34 @@
+// The node: one per process and member. It joins the supervisor (proving the
+// cluster secret), spawns the member's actors, heartbeats, and ends when the
+// supervisor says Stop or is lost.
+//
+// Protocol: sends Hello, Join, Heartbeat to the supervisor; receives Stop and
+// PeerDown frames; stop_atom ends it locally (a signal).
+//
+// State diagram: joining --admitted--> running --Stop / supervisor lost /
+// stop_atom--> gone; joining --refused / no answer--> gone. Each way out sets
+// the process Outcome: Stop(finished|interrupted) and stop_atom 0, refused
+// kExitRefused, coordinator lost kExitPeerLost, Stop(peerLost) kExitPeerLost.
+#pragma once
+
+#include <caf/actor.hpp>
+
+#include <memory>
+#include <string>
+
+#include "actors/common/exit_codes.hpp"
+#include "configs/config.hpp"
+
+namespace actorrec {
+
+struct NodeArgs {
+  config::Config config;
+  std::string member;                // this node's name in config.cluster
+  caf::actor supervisor;             // local, or the middleman's proxy of a remote one
+  std::string supervisor_endpoint;   // "127.0.0.1:7701", for messages; empty when in this process
+  std::shared_ptr<Outcome> outcome;
+};
+
+caf::actor SpawnNode(caf::actor_system& sys, NodeArgs args);
+
+}  // namespace actorrec

@@ -1,0 +1,249 @@
+// Actor systems, signals and waiting for the end of a run.
+#include "actors/node/runtime.hpp"
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <functional>
+#include <iomanip>
+#include <ostream>
+#include <thread>
+#include <tuple>
+
+#include "actors/common/atoms.hpp"
+#include "actors/common/exit_codes.hpp"
+#include "actors/inspector/inspector_actor.hpp"
+#include "actors/node/actor_plan.hpp"
+#include "actors/node/node_actor.hpp"
+#include "actors/supervisor/supervisor_actor.hpp"
+#include "base/version.hpp"
+#include "messages/registry.hpp"
+#include "messages/text.hpp"
+
+namespace actorrec {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Signals are taken synchronously by the main thread (sigtimedwait), so no
+// handler runs on an actor thread. The mask must be set before the actor
+// system starts its threads, which inherit it.
+sigset_t BlockStopSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+
+// Waits up to `timeout` for a stop signal; returns it, or 0.
+int WaitSignal(const sigset_t& set, std::chrono::milliseconds timeout) {
+  timespec ts{static_cast<time_t>(timeout.count() / 1000), static_cast<long>((timeout.count() % 1000) * 1000000)};
+  siginfo_t info;
+  int sig = sigtimedwait(&set, &info, &ts);
+  return sig > 0 ? sig : 0;
+}
+
+// Set when an actor has terminated, whatever the reason.
+std::shared_ptr<std::atomic<bool>> WatchDone(const caf::actor& a) {
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  a->attach_functor([done] { done->store(true); });
+  return done;
+}
+
+wire::Frame<wire::Stop> StopFrame(wire::Stop::Reason reason, const std::string& why) {
+  return wire::Encode<wire::Stop>([&](wire::Stop::Builder b) {
+    b.setReason(reason);
+    b.setMessage(wire::AsText(why));
+  });
+}
+
+// Blocks until every watched actor is done; the first signal calls
+// `on_signal`, a second one kills `hard_stop` actors.
+void WaitForEnd(const sigset_t& set, const std::vector<std::shared_ptr<std::atomic<bool>>>& done,
+                const std::function<void(int)>& on_signal, const std::vector<caf::actor>& hard_stop) {
+  int signals = 0;
+  for (;;) {
+    bool all = true;
+    for (const auto& d : done) all = all && d->load();
+    if (all) return;
+    if (int sig = WaitSignal(set, std::chrono::milliseconds(100))) {
+      if (++signals == 1) {
+        spdlog::warn("{} received: stopping the run (send it again to stop at once)", strsignal(sig));
+        on_signal(sig);
+      } else {
+        spdlog::warn("{} received again: stopping at once", strsignal(sig));
+        for (const auto& a : hard_stop) caf::anon_send_exit(a, caf::exit_reason::kill);
+      }
+    }
+  }
+}
+
+caf::actor_system_config MakeSystemConfig() {
+  caf::actor_system_config sc;
+  wire::AddMessageTypes(sc);
+  sc.load<caf::io::middleman>();
+  return sc;
+}
+
+// The registered actors, by member and name (registration order depends on
+// thread timing), after the coordinator's own two.
+void PrintActors(std::ostream& out, const config::ClusterConfig& cluster, const wire::InspectorReply::Reader& reply) {
+  struct Row {
+    std::string member, name, role;
+  };
+  std::vector<Row> rows;
+  for (auto a : reply.getActors()) {
+    rows.push_back({wire::Str(a.getMember()), wire::Str(a.getName()), RoleActorName(a.getRole())});
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const Row& x, const Row& y) { return std::tie(x.member, x.name) < std::tie(y.member, y.name); });
+  rows.insert(rows.begin(), {{cluster.coordinator, "supervisor", "supervisor"},
+                             {cluster.coordinator, "inspector", "inspector"}});
+  out << "  " << std::left << std::setw(14) << "member" << std::setw(22) << "actor" << "role\n";
+  for (const auto& r : rows) out << "  " << std::left << std::setw(14) << r.member << std::setw(22) << r.name << r.role << "\n";
+}
+
+}  // namespace
+
+int RunInProcess(const config::Config& cfg, std::ostream& out) {
+  const sigset_t signals = BlockStopSignals();
+  auto outcome = std::make_shared<Outcome>();
+  auto sc = MakeSystemConfig();
+  caf::actor_system sys{sc};
+  const auto started = Clock::now();
+
+  auto inspector = SpawnInspector(sys);
+  auto supervisor = SpawnSupervisor(sys, {cfg, inspector, outcome});
+  std::vector<std::shared_ptr<std::atomic<bool>>> done{WatchDone(supervisor)};
+  std::vector<caf::actor> nodes;
+  for (const auto& m : cfg.cluster.members) {
+    nodes.push_back(SpawnNode(sys, {cfg, m.name, supervisor, "", outcome}));
+    done.push_back(WatchDone(nodes.back()));
+  }
+
+  {
+    caf::scoped_actor self{sys};
+    const auto join_timeout = std::chrono::milliseconds(cfg.cluster.join_timeout_ms);
+    bool ready = false;
+    self->request(supervisor, join_timeout, ready_atom::value)
+        .receive([&](uint32_t actors) {
+                   ready = true;
+                   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
+                   out << "cluster up in " << ms.count() << " ms: " << cfg.cluster.members.size() << " member(s), "
+                       << actors << " role actors registered with the supervisor\n";
+                 },
+                 [&](caf::error& e) { spdlog::error("the cluster did not come up: {}", sys.render(e)); });
+    if (ready) {
+      // Two heartbeat rounds: every node has been heard and answered.
+      std::this_thread::sleep_for(std::chrono::milliseconds(2 * cfg.cluster.heartbeat_ms + 50));
+      auto query = wire::Encode<wire::InspectorQuery>([](wire::InspectorQuery::Builder b) { b.setListActors(); });
+      self->request(inspector, std::chrono::seconds(5), query)
+          .receive(
+              [&](const wire::Frame<wire::InspectorReply>& frame) {
+                auto reply = wire::Open(frame);
+                if (reply.ok()) PrintActors(out, cfg.cluster, reply->root());
+              },
+              [&](caf::error& e) { spdlog::error("the inspector did not answer: {}", sys.render(e)); });
+      self->send(supervisor, stop_atom::value,
+                 StopFrame(wire::Stop::Reason::FINISHED, "every role started and exchanged its first messages"));
+    } else {
+      outcome->Set(kExitFailure);
+      self->send(supervisor, stop_atom::value, StopFrame(wire::Stop::Reason::FAILED, "the cluster did not come up"));
+    }
+  }
+
+  WaitForEnd(
+      signals, done,
+      [&](int sig) {
+        caf::anon_send(supervisor, stop_atom::value,
+                       StopFrame(wire::Stop::Reason::INTERRUPTED, std::string("signal ") + strsignal(sig)));
+      },
+      nodes);
+  caf::anon_send_exit(inspector, caf::exit_reason::user_shutdown);
+  return outcome->code();
+}
+
+int RunMember(const config::Config& cfg, const std::string& member) {
+  const sigset_t signals = BlockStopSignals();
+  auto outcome = std::make_shared<Outcome>();
+  auto sc = MakeSystemConfig();
+  caf::actor_system sys{sc};
+  const config::Member& me = *cfg.cluster.Find(member);
+  const config::Member& coordinator = cfg.cluster.Coordinator();
+  const bool is_coordinator = member == coordinator.name;
+  const std::string endpoint = coordinator.address + ":" + std::to_string(coordinator.port);
+  spdlog::info("member '{}' starting (build {}, config {} digest {})", member, BuildVersion(), cfg.path, cfg.digest);
+
+  caf::actor inspector, supervisor;
+  std::vector<std::shared_ptr<std::atomic<bool>>> done;
+  uint16_t published = 0;
+  if (is_coordinator) {
+    inspector = SpawnInspector(sys);
+    supervisor = SpawnSupervisor(sys, {cfg, inspector, outcome});
+    done.push_back(WatchDone(supervisor));
+    auto port = sys.middleman().publish(supervisor, me.port, me.address.c_str(), true);
+    if (!port) {
+      spdlog::error("cannot listen on {}:{}: {}; is another process using the port? (cluster.member '{}' in {})",
+                    me.address, me.port, sys.render(port.error()), member, cfg.path);
+      caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
+      caf::anon_send_exit(inspector, caf::exit_reason::user_shutdown);
+      return kExitFailure;
+    }
+    published = *port;
+    spdlog::info("coordinator listening on {}:{}; waiting for {} member(s)", me.address, published,
+                 cfg.cluster.members.size());
+  } else {
+    const auto deadline = Clock::now() + std::chrono::milliseconds(cfg.cluster.join_timeout_ms);
+    std::string last_error;
+    while (!supervisor) {
+      auto remote = sys.middleman().remote_actor(coordinator.address, coordinator.port);
+      if (remote) {
+        supervisor = *remote;
+        break;
+      }
+      last_error = sys.render(remote.error());
+      if (Clock::now() >= deadline) {
+        spdlog::error("cannot reach coordinator '{}' at {} within {} ms: {}; is it running, and is its address right "
+                      "in {}?",
+                      coordinator.name, endpoint, cfg.cluster.join_timeout_ms, last_error, cfg.path);
+        return kExitJoinTimeout;
+      }
+      if (int sig = WaitSignal(signals, std::chrono::milliseconds(200))) {
+        spdlog::warn("{} received while connecting; stopping", strsignal(sig));
+        return kExitOk;
+      }
+    }
+  }
+
+  auto node = SpawnNode(sys, {cfg, member, supervisor, is_coordinator ? "" : endpoint, outcome});
+  done.push_back(WatchDone(node));
+  WaitForEnd(
+      signals, done,
+      [&](int sig) {
+        if (is_coordinator) {
+          caf::anon_send(supervisor, stop_atom::value,
+                         StopFrame(wire::Stop::Reason::INTERRUPTED, std::string("signal ") + strsignal(sig) +
+                                                                        " on the coordinator"));
+        } else {
+          caf::anon_send(node, stop_atom::value);
+        }
+      },
+      is_coordinator ? std::vector<caf::actor>{node, supervisor} : std::vector<caf::actor>{node});
+  if (is_coordinator) {
+    caf::anon_send_exit(inspector, caf::exit_reason::user_shutdown);
+    sys.middleman().unpublish(supervisor, published);
+  }
+  const int code = outcome->code();
+  spdlog::info("member '{}' exits with code {}", member, code);
+  return code;
+}
+
+}  // namespace actorrec

@@ -1,0 +1,115 @@
+// The supervisor's view of the cluster: which members the topology expects,
+// which have proven the secret and joined, and which are still alive.
+//
+// Plain C++ with no CAF: the supervisor actor feeds it events (hello, join,
+// heartbeat, connection lost, clock) and acts on what it returns. Time is
+// passed in, never read, so tests drive the clock.
+//
+// Invariants:
+//  (1) a member is admitted only with a proof made from a nonce this object
+//      issued to that member name, and each nonce admits at most once;
+//  (2) at most one live process holds a member name;
+//  (3) a member once lost stays lost (rejoining is recovery, a later issue).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "configs/config.hpp"
+
+namespace actorrec {
+
+class Membership {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  enum class Refusal {
+    kWrongSecret,
+    kUnknownMember,
+    kDuplicateMember,
+    kConfigMismatch,
+    kBuildMismatch,
+    kNoChallenge,
+  };
+
+  struct JoinRequest {
+    std::string member;
+    std::string proof;          // HMAC-SHA256(secret, nonce ++ member)
+    std::string build;
+    std::string config_digest;
+    uint32_t pid = 0;
+    std::string host_name;
+  };
+
+  struct Verdict {
+    std::optional<Refusal> refusal;  // empty: admitted
+    std::string message;             // for logs on both sides: what to fix
+    bool admitted() const { return !refusal; }
+  };
+
+  enum class State { kExpected, kJoined, kLost };
+
+  struct MemberStatus {
+    std::string name;
+    State state = State::kExpected;
+    Clock::time_point last_heard{};
+    uint64_t last_seq = 0;
+    uint64_t heartbeats = 0;
+    uint32_t pid = 0;
+    std::string host_name;
+    std::string lost_reason;
+  };
+
+  // `cluster` supplies the expected members, the secret and the timeouts;
+  // `build` and `config_digest` are this process's, which joiners must match.
+  Membership(const config::ClusterConfig& cluster, std::string build, std::string config_digest,
+             Clock::time_point start);
+
+  // Issues a nonce for `member`. Unknown names get one too, so that a
+  // prober learns nothing before proving the secret; they are refused at Join.
+  std::string Challenge(const std::string& member, std::string nonce);
+
+  // The proof a joiner must present for `nonce` (both sides use this).
+  static std::string Proof(const std::string& secret, const std::string& nonce,
+                           const std::string& member);
+
+  // Checks the proof, the name, the build and the config; admits or refuses.
+  Verdict Join(const JoinRequest& request, Clock::time_point now);
+
+  // A heartbeat from a joined member. Returns false for a member that is not
+  // joined (the caller ignores it and logs once).
+  bool Heartbeat(const std::string& member, uint64_t seq, Clock::time_point now);
+
+  // The member's process is gone (connection closed, actor down).
+  // Returns true when this is news (it was joined before).
+  bool MarkLost(const std::string& member, const std::string& reason);
+
+  // Joined members not heard from for longer than the peer timeout.
+  std::vector<std::string> Silent(Clock::time_point now) const;
+
+  // Expected members that have not joined although the join timeout passed.
+  std::vector<std::string> Overdue(Clock::time_point now) const;
+
+  bool AllJoined() const;
+  const MemberStatus* Find(const std::string& member) const;
+  const std::vector<MemberStatus>& members() const { return members_; }
+
+ private:
+  MemberStatus* Mutable(const std::string& member);
+
+  std::string secret_;
+  std::string build_;
+  std::string config_digest_;
+  std::chrono::milliseconds peer_timeout_;
+  Clock::time_point join_deadline_;
+  std::vector<MemberStatus> members_;      // in topology order
+  std::map<std::string, std::string> nonces_;  // member -> outstanding nonce
+};
+
+const char* RefusalName(Membership::Refusal r);
+
+}  // namespace actorrec

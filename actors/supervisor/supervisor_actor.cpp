@@ -1,0 +1,312 @@
+// The supervisor's actor shell: turns control frames into Membership calls
+// and membership verdicts into log lines, replies and the end of the run.
+#include "actors/supervisor/supervisor_actor.hpp"
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/common/atoms.hpp"
+#include "actors/common/unexpected.hpp"
+#include "actors/node/actor_plan.hpp"
+#include "actors/supervisor/membership.hpp"
+#include "base/hmac.hpp"
+#include "base/version.hpp"
+#include "messages/text.hpp"
+
+namespace actorrec {
+namespace {
+
+using Clock = Membership::Clock;
+
+// After Stop is sent, how long the supervisor waits for the nodes to leave
+// before quitting anyway. Quitting at once could close the connections
+// before the Stop frames are written, and the nodes would report a lost
+// coordinator instead of a stop.
+constexpr auto kStopGrace = std::chrono::milliseconds(1500);
+
+struct SupervisorState {
+  static inline const char* name = "supervisor";
+
+  config::Config cfg;
+  std::unique_ptr<Membership> membership;
+  caf::actor inspector;
+  std::shared_ptr<Outcome> outcome;
+
+  std::map<std::string, caf::actor> nodes;            // member -> its node actor
+  std::map<caf::actor_addr, std::string> node_member;  // node actor -> member
+  struct Registered {
+    std::string member;
+    std::string name;
+  };
+  std::map<caf::actor_addr, Registered> actors;
+  size_t expected_actors = 0;
+  std::vector<caf::response_promise> ready_waiters;
+
+  bool ready = false;
+  bool stopping = false;
+  Clock::time_point stop_deadline{};
+  uint64_t heartbeat_seq = 0;
+  int64_t last_batch = -1;  // no batch runs before the training issue lands
+};
+
+using Self = caf::stateful_actor<SupervisorState>*;
+
+std::string Describe(const config::ClusterConfig& cluster, const std::string& member) {
+  const config::Member* m = cluster.Find(member);
+  if (m == nullptr) return "'" + member + "'";
+  std::string roles;
+  for (auto r : m->roles) roles += (roles.empty() ? "" : "+") + std::string(config::RoleName(r));
+  return "'" + member + "' (" + m->address + ":" + std::to_string(m->port) + ", " + roles + ")";
+}
+
+// A request that cannot be read is answered with an error naming the kind;
+// nothing else changes.
+caf::error Reject(const Status& status) { return caf::make_error(caf::sec::invalid_argument, status.ToString()); }
+
+std::string BatchText(int64_t b) { return b < 0 ? "none" : std::to_string(b); }
+
+// Sends Stop to every node still connected and moves to stopping.
+void EndRun(Self self, wire::Stop::Reason reason, const std::string& why, int exit_code) {
+  auto& st = self->state;
+  if (st.stopping) return;
+  st.stopping = true;
+  st.outcome->Set(exit_code);
+  st.stop_deadline = Clock::now() + kStopGrace;
+  auto stop = wire::Encode<wire::Stop>([&](wire::Stop::Builder b) {
+    b.setReason(reason);
+    b.setMessage(wire::AsText(why));
+  });
+  for (auto& [member, node] : st.nodes) self->send(node, stop);
+  for (auto& rp : st.ready_waiters) {
+    rp.deliver(caf::make_error(caf::sec::runtime_error, "the run ended before the cluster was ready: " + why));
+  }
+  st.ready_waiters.clear();
+  if (st.nodes.empty()) self->quit();
+}
+
+void CheckReady(Self self) {
+  auto& st = self->state;
+  if (st.ready || st.stopping) return;
+  if (!st.membership->AllJoined() || st.actors.size() < st.expected_actors) return;
+  st.ready = true;
+  spdlog::info("cluster ready: {} member(s), {} actors registered", st.nodes.size(), st.actors.size());
+  for (auto& rp : st.ready_waiters) rp.deliver(static_cast<uint32_t>(st.actors.size()));
+  st.ready_waiters.clear();
+}
+
+void LoseMember(Self self, const std::string& member, const std::string& reason) {
+  auto& st = self->state;
+  if (!st.membership->MarkLost(member, reason)) return;
+  const std::string what = "member " + Describe(st.cfg.cluster, member) + " lost: " + reason +
+                           "; last completed batch: " + BatchText(st.last_batch);
+  if (auto it = st.nodes.find(member); it != st.nodes.end()) {
+    st.node_member.erase(it->second.address());
+    st.nodes.erase(it);
+  }
+  if (st.stopping) {
+    spdlog::debug("member '{}' left", member);
+    if (st.nodes.empty()) self->quit();
+    return;
+  }
+  spdlog::error("{}", what);
+  auto down = wire::Encode<wire::PeerDown>([&](wire::PeerDown::Builder b) {
+    b.setMember(wire::AsText(member));
+    b.setReason(wire::AsText(reason));
+    b.setLastBatch(st.last_batch);
+  });
+  for (auto& [m, node] : st.nodes) self->send(node, down);
+  EndRun(self, wire::Stop::Reason::PEER_LOST, what, kExitPeerLost);
+}
+
+caf::result<caf::message> Challenge(Self self, const wire::Frame<wire::Hello>& frame) {
+  auto hello = wire::Open(frame);
+  if (!hello.ok()) return Reject(hello.status());
+  const std::string member = wire::Str(hello->root().getMember());
+  const std::string nonce = self->state.membership->Challenge(member, RandomBytes(16));
+  spdlog::debug("hello from '{}' (build {}), challenge issued", member, wire::Str(hello->root().getBuild()));
+  return caf::make_message(wire::Encode<wire::Challenge>(
+      [&](wire::Challenge::Builder b) { b.setNonce(wire::AsData(nonce)); }));
+}
+
+wire::JoinReply::Refused::Reason WireReason(Membership::Refusal r) {
+  using R = wire::JoinReply::Refused::Reason;
+  switch (r) {
+    case Membership::Refusal::kWrongSecret: return R::WRONG_SECRET;
+    case Membership::Refusal::kUnknownMember: return R::UNKNOWN_MEMBER;
+    case Membership::Refusal::kDuplicateMember: return R::DUPLICATE_MEMBER;
+    case Membership::Refusal::kConfigMismatch: return R::CONFIG_MISMATCH;
+    case Membership::Refusal::kBuildMismatch: return R::BUILD_MISMATCH;
+    case Membership::Refusal::kNoChallenge: return R::NO_CHALLENGE;
+  }
+  return R::NO_CHALLENGE;
+}
+
+caf::result<caf::message> Admit(Self self, const wire::Frame<wire::Join>& frame) {
+  auto& st = self->state;
+  auto join = wire::Open(frame);
+  if (!join.ok()) return Reject(join.status());
+  auto r = join->root();
+  Membership::JoinRequest req{wire::Str(r.getMember()), wire::Bytes(r.getProof()), wire::Str(r.getBuild()),
+                              wire::Str(r.getConfigDigest()), r.getPid(), wire::Str(r.getHostName())};
+  auto verdict = st.stopping ? Membership::Verdict{Membership::Refusal::kDuplicateMember, "the run is ending"}
+                             : st.membership->Join(req, Clock::now());
+  if (!verdict.admitted()) {
+    spdlog::warn("refused '{}' (pid {} on {}): {}: {}", req.member, req.pid, req.host_name,
+                 RefusalName(*verdict.refusal), verdict.message);
+    return caf::make_message(wire::Encode<wire::JoinReply>([&](wire::JoinReply::Builder b) {
+      auto refused = b.initRefused();
+      refused.setReason(WireReason(*verdict.refusal));
+      refused.setMessage(wire::AsText(verdict.message));
+    }));
+  }
+  auto node = caf::actor_cast<caf::actor>(self->current_sender());
+  st.nodes[req.member] = node;
+  st.node_member[node.address()] = req.member;
+  self->monitor(node);
+  spdlog::info("member {} joined (pid {} on {})", Describe(st.cfg.cluster, req.member), req.pid, req.host_name);
+  return caf::make_message(wire::Encode<wire::JoinReply>([&](wire::JoinReply::Builder b) {
+    auto admitted = b.initAdmitted();
+    admitted.setCoordinator(wire::AsText(st.cfg.cluster.coordinator));
+    admitted.setMembers(static_cast<uint32_t>(st.cfg.cluster.members.size()));
+  }));
+}
+
+void Register(Self self, const wire::Frame<wire::Register>& frame) {
+  auto& st = self->state;
+  auto reg = wire::Open(frame);
+  if (!reg.ok()) {
+    spdlog::warn("ignored a Register: {}", reg.status().ToString());
+    return;
+  }
+  const std::string member = wire::Str(reg->root().getMember());
+  const std::string name = wire::Str(reg->root().getName());
+  const auto* status = st.membership->Find(member);
+  if (status == nullptr || status->state != Membership::State::kJoined) {
+    spdlog::warn("ignored Register of '{}' from member '{}', which has not joined", name, member);
+    return;
+  }
+  auto sender = self->current_sender();
+  auto addr = caf::actor_cast<caf::actor_addr>(sender);
+  st.actors[addr] = {member, name};
+  self->monitor(sender);
+  if (st.inspector) self->send(st.inspector, frame, caf::actor_cast<caf::actor>(sender));
+  spdlog::debug("registered {} on '{}'", name, member);
+  CheckReady(self);
+}
+
+caf::result<caf::message> AnswerHeartbeat(Self self, const wire::Frame<wire::Heartbeat>& frame) {
+  auto& st = self->state;
+  auto hb = wire::Open(frame);
+  if (!hb.ok()) return Reject(hb.status());
+  const std::string member = wire::Str(hb->root().getMember());
+  auto node = st.nodes.find(member);
+  if (node == st.nodes.end() || node->second.address() != caf::actor_cast<caf::actor_addr>(self->current_sender()) ||
+      !st.membership->Heartbeat(member, hb->root().getSeq(), Clock::now())) {
+    return caf::make_error(caf::sec::invalid_argument, "heartbeat from '" + member + "', which is not a joined member");
+  }
+  if (st.membership->Find(member)->heartbeats == 1) spdlog::info("first heartbeat from member '{}'", member);
+  return caf::make_message(wire::Encode<wire::Heartbeat>([&](wire::Heartbeat::Builder b) {
+    b.setMember(wire::AsText(st.cfg.cluster.coordinator));
+    b.setSeq(++st.heartbeat_seq);
+    b.setSentUnixNanos(std::chrono::system_clock::now().time_since_epoch().count());
+    b.setActors(static_cast<uint32_t>(st.actors.size()));
+  }));
+}
+
+void Tick(Self self) {
+  auto& st = self->state;
+  const auto now = Clock::now();
+  if (st.stopping) {
+    if (now >= st.stop_deadline) {
+      if (!st.nodes.empty()) spdlog::warn("{} node(s) did not confirm the stop; quitting anyway", st.nodes.size());
+      self->quit();
+    }
+  } else {
+    for (const auto& member : st.membership->Silent(now)) {
+      LoseMember(self, member, "no heartbeat for more than " + std::to_string(st.cfg.cluster.peer_timeout_ms) + " ms");
+    }
+    auto overdue = st.membership->Overdue(now);
+    if (!overdue.empty() && !st.stopping) {
+      std::string names;
+      for (const auto& m : overdue) {
+        spdlog::error("member {} did not join within {} ms; start `actorrec node --config {} --member {}` on its host",
+                      Describe(st.cfg.cluster, m), st.cfg.cluster.join_timeout_ms, st.cfg.path, m);
+        names += (names.empty() ? "" : ", ") + m;
+      }
+      EndRun(self, wire::Stop::Reason::FAILED, "members did not join in time: " + names, kExitJoinTimeout);
+    }
+  }
+  self->delayed_send(self, std::chrono::milliseconds(st.cfg.cluster.heartbeat_ms), tick_atom::value);
+}
+
+void OnDown(Self self, const caf::down_msg& dm) {
+  auto& st = self->state;
+  const std::string reason = dm.reason ? caf::to_string(dm.reason) : "exited";
+  if (auto it = st.node_member.find(dm.source); it != st.node_member.end()) {
+    const std::string member = it->second;
+    LoseMember(self, member, dm.reason == caf::exit_reason::remote_link_unreachable
+                                 ? "connection lost (process killed or network down)"
+                                 : "its node stopped (" + reason + ")");
+    return;
+  }
+  if (auto it = st.actors.find(dm.source); it != st.actors.end()) {
+    auto info = it->second;
+    st.actors.erase(it);
+    if (st.stopping) return;
+    // Losing a role actor while its node lives is a failure of that role;
+    // recovery is a later issue, so the run ends with its name.
+    const std::string what = "actor " + info.name + " on member '" + info.member + "' stopped: " + reason;
+    spdlog::error("{}", what);
+    EndRun(self, wire::Stop::Reason::FAILED, what, kExitFailure);
+  }
+}
+
+caf::behavior Supervisor(Self self, SupervisorArgs args) {
+  auto& st = self->state;
+  st.cfg = std::move(args.config);
+  st.inspector = std::move(args.inspector);
+  st.outcome = std::move(args.outcome);
+  st.membership = std::make_unique<Membership>(st.cfg.cluster, BuildVersion(), st.cfg.digest, Clock::now());
+  st.expected_actors = ActorsOf(st.cfg.cluster).size();
+  self->set_default_handler(ReportUnexpected);
+  self->set_down_handler([=](caf::down_msg& dm) { OnDown(self, dm); });
+  self->send(self, tick_atom::value);
+  return {
+      [=](const wire::Frame<wire::Hello>& f) { return Challenge(self, f); },
+      [=](const wire::Frame<wire::Join>& f) { return Admit(self, f); },
+      [=](const wire::Frame<wire::Register>& f) { Register(self, f); },
+      [=](const wire::Frame<wire::Heartbeat>& f) { return AnswerHeartbeat(self, f); },
+      [=](tick_atom) { Tick(self); },
+      [=](ready_atom) {
+        auto rp = self->make_response_promise();
+        if (self->state.ready) {
+          rp.deliver(static_cast<uint32_t>(self->state.actors.size()));
+        } else {
+          self->state.ready_waiters.push_back(rp);
+        }
+        return rp;
+      },
+      [=](stop_atom, const wire::Frame<wire::Stop>& f) {
+        auto stop = wire::Open(f);
+        if (!stop.ok()) return;
+        EndRun(self, stop->root().getReason(), wire::Str(stop->root().getMessage()),
+               stop->root().getReason() == wire::Stop::Reason::FINISHED ||
+                       stop->root().getReason() == wire::Stop::Reason::INTERRUPTED
+                   ? kExitOk
+                   : kExitFailure);
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor SpawnSupervisor(caf::actor_system& sys, SupervisorArgs args) {
+  return sys.spawn(Supervisor, std::move(args));
+}
+
+}  // namespace actorrec

@@ -1,0 +1,37 @@
+// The supervisor: admits members, watches them, and ends the run when one is
+// lost. One per cluster, on the coordinator member.
+//
+// Protocol (every payload is a wire::Frame of messages/control.capnp):
+//   Hello            -> Challenge              (any process)
+//   Join             -> JoinReply              (the process that said Hello)
+//   Register                                   (role actors of joined members)
+//   Heartbeat        -> Heartbeat              (node actors, every heartbeat_ms)
+//   ready_atom       -> uint32 actors          (answered once the whole cluster registered)
+//   stop_atom, Stop                            (end the run: tells every node, then quits)
+// Sends Stop (and PeerDown, when a member was lost) to every joined node.
+// A malformed frame is answered with an ErrorReply and changes nothing.
+//
+// State diagram: waiting (members join) -> ready (all joined and registered)
+// -> stopping. A lost member, an overdue member or a stop request moves to
+// stopping from any state; the Outcome records why.
+#pragma once
+
+#include <caf/actor.hpp>
+
+#include <memory>
+
+#include "actors/common/exit_codes.hpp"
+#include "configs/config.hpp"
+
+namespace actorrec {
+
+struct SupervisorArgs {
+  config::Config config;
+  caf::actor inspector;              // receives every Register; may be null
+  std::shared_ptr<Outcome> outcome;  // where the run's exit code goes
+};
+
+// Spawns the supervisor. The caller keeps the handle (STACK.md pitfall 8).
+caf::actor SpawnSupervisor(caf::actor_system& sys, SupervisorArgs args);
+
+}  // namespace actorrec

@@ -1,0 +1,166 @@
+// Typed, validated configuration: run, model, optimizer, dataset, training
+// and cluster topology, loaded from one TOML file.
+//
+// Loading checks every key: its type, its range, enumerated values, and the
+// consistency of the topology. Any problem is a ConfigError whose message names
+// the file, the line, the dotted key, what was expected and what was found,
+// and says how to fix it. Keys the loader does not know are errors too (a
+// typo must not silently fall back to a default). All errors of a file are
+// reported together, one per line.
+//
+// Paths inside a file (dataset paths, secret_file) resolve against the
+// directory of that file, so a config works from any working directory. The
+// embedded default resolves against the working directory.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace actorrec::config {
+
+// One problem found in a config file.
+struct Problem {
+  std::string file;     // the path as given, or "<embedded local.toml>"
+  int line = 0;         // 1-based; 0 when the problem concerns the whole file
+  std::string key;      // dotted key, e.g. "cluster.member[1].port"; empty for syntax errors
+  std::string message;  // what was expected, what was found, how to fix it
+  // "file:line: key: message" (parts that are empty are left out).
+  std::string ToString() const;
+};
+
+// Thrown by LoadConfig / ParseConfig. what() lists every problem, one per line.
+class ConfigError : public std::runtime_error {
+ public:
+  explicit ConfigError(std::vector<Problem> problems);
+  const std::vector<Problem>& problems() const { return problems_; }
+
+ private:
+  std::vector<Problem> problems_;
+};
+
+enum class Role { kSampler, kOracle, kEmbedding, kTrainer };
+const char* RoleName(Role r);  // "sampler", "oracle", "embedding", "trainer"
+
+enum class ModelKind { kDlrm, kWideDeep, kDeepFm, kDcn };
+const char* ModelKindName(ModelKind k);  // "dlrm", "wide_deep", "deepfm", "dcn"
+
+// ARCHITECTURE §8.
+enum class Mode { kLrppDelayed, kLrpp, kReplicated, kNoCache, kStaticHot, kIdeal };
+const char* ModeName(Mode m);  // "lrpp_delayed", "lrpp", "replicated", "no_cache", "static_hot", "ideal"
+
+enum class DenseOptimizer { kSgd, kAdagrad, kAdam };
+enum class SparseOptimizer { kSgd, kAdagrad, kRowwiseAdagrad, kAdam };
+
+struct RunConfig {
+  std::string name = "run";         // [A-Za-z0-9_.-]{1,64}
+  uint64_t seed = 0;
+  std::string output_dir;           // default "runs/<name>"
+  std::string log_level = "info";   // trace | debug | info | warn | error
+};
+
+struct ModelConfig {
+  ModelKind kind = ModelKind::kDlrm;
+  int embedding_dim = 16;            // 1..1024
+  std::vector<int> bottom_mlp;       // dlrm: dense -> ...; last == embedding_dim
+  std::vector<int> top_mlp;          // dlrm: interaction -> ...; last == 1
+  std::vector<int> deep_mlp;         // wide_deep, deepfm, dcn: hidden sizes, last == 1
+  int cross_layers = 0;              // dcn: >= 1
+  std::string pooling = "sum";       // sum | mean
+};
+
+struct OptimizerConfig {
+  DenseOptimizer dense = DenseOptimizer::kSgd;
+  double dense_lr = 0.01;            // > 0
+  SparseOptimizer sparse = SparseOptimizer::kSgd;
+  double sparse_lr = 0.01;           // > 0
+  double beta1 = 0.9;                // adam, in [0, 1)
+  double beta2 = 0.999;              // adam, in [0, 1)
+  double eps = 1e-8;                 // adagrad / adam, > 0
+  double initial_accumulator = 0.0;  // adagrad variants, >= 0
+};
+
+struct DatasetConfig {
+  // generated | criteo_tsv | avazu_csv | dlrm_binary | torchrec_npy | csv | actorrec
+  std::string source = "generated";
+  std::string path;                  // required unless source == generated; resolved
+  std::string eval_path;             // optional held-out split; resolved
+  std::string preset = "criteo-kaggle";  // generated: criteo-kaggle | custom
+  uint64_t samples = 0;              // generated: training samples, > 0
+  uint64_t eval_samples = 0;         // generated: held-out samples
+  int dense_features = 13;           // >= 0
+  std::vector<uint64_t> table_rows;  // per table cardinality; required for preset custom
+  double row_scale = 1.0;            // generated: multiply preset cardinalities, (0, 1]
+  std::string on_bad_record = "fail";  // fail | skip
+};
+
+struct TrainingConfig {
+  Mode mode = Mode::kLrppDelayed;
+  int batch_size = 2048;             // global batch; > 0, divisible by total trainers
+  int epochs = 1;                    // >= 1
+  uint64_t max_batches = 0;          // 0 = all batches of all epochs
+  int lookahead = 0;                 // 0 = choose the largest that fits cache_rows
+  uint64_t cache_rows = 65536;       // cache slots per trainer, > 0
+  uint64_t eval_every = 0;           // batches between evaluations, 0 = at the end
+  std::string backend = "auto";      // auto | cpu | cuda
+  std::string metrics_file;          // default "<output_dir>/metrics.jsonl"
+};
+
+// One host (process) of the cluster.
+struct Member {
+  std::string name;                  // unique, [A-Za-z0-9_.-]{1,64}
+  std::string address;               // IP literal or host name to listen on and be reached at
+  uint16_t port = 0;                 // 0 = ephemeral: allowed only when the member needs no inbound connection
+  std::vector<Role> roles;           // "all" in the file expands to all four
+  int trainers = 0;                  // trainer ranks hosted: >= 1 with the trainer role, else 0
+  int embedding_shards = 0;          // shards hosted: >= 1 with the embedding role, else 0
+  int first_trainer_rank = 0;        // derived: ranks are numbered in member order
+  int first_shard = 0;               // derived: shards are numbered in member order
+  int line = 0;                      // where the member is declared, for later messages
+
+  bool Has(Role r) const;
+};
+
+struct ClusterConfig {
+  std::string secret;                // >= 16 characters; from `secret` or `secret_file` (exactly one)
+  std::string coordinator;           // the member hosting supervisor and inspector; default: the oracle's member
+  int heartbeat_ms = 200;            // 10..60000
+  int peer_timeout_ms = 3000;        // >= 3 * heartbeat_ms
+  int join_timeout_ms = 30000;       // > 0
+  std::vector<Member> members;       // at least one
+
+  int TotalTrainers() const;
+  int TotalShards() const;
+  // nullptr when no member has that name.
+  const Member* Find(std::string_view name) const;
+  const Member& Coordinator() const;
+};
+
+struct Config {
+  std::string path;                  // as given, or "<embedded local.toml>"
+  std::string digest;                // Digest64Hex of the file's bytes: "same config" check
+  RunConfig run;
+  ModelConfig model;
+  OptimizerConfig optimizer;
+  DatasetConfig dataset;
+  TrainingConfig training;
+  ClusterConfig cluster;
+};
+
+// Reads and validates `path`. Throws ConfigError (a missing or unreadable
+// file is a ConfigError too, naming the path).
+Config LoadConfig(const std::string& path);
+
+// Validates TOML text; `path` is used in messages and to resolve relative
+// paths ("" = the working directory).
+Config ParseConfig(std::string_view toml_text, const std::string& path);
+
+// configs/local.toml as compiled into the binary.
+std::string_view EmbeddedLocalToml();
+
+// The embedded default, parsed. Name in messages: "<embedded local.toml>".
+Config LoadEmbeddedLocal();
+
+}  // namespace actorrec::config

@@ -1,0 +1,30 @@
+// How each enumerated config value is spelled in files and messages. The
+// order of each list is the order of its enum, so an index is an enum value.
+#pragma once
+
+#include <string_view>
+
+namespace actorrec::config {
+
+inline constexpr std::string_view kRoleNames[] = {"sampler", "oracle", "embedding", "trainer"};
+// Roles as written in files: the four roles plus "all", which expands to them.
+inline constexpr std::string_view kRoleSpellings[] = {"sampler", "oracle", "embedding", "trainer",
+                                                      "all"};
+inline constexpr std::string_view kModelKindNames[] = {"dlrm", "wide_deep", "deepfm", "dcn"};
+inline constexpr std::string_view kModeNames[] = {"lrpp_delayed", "lrpp",      "replicated",
+                                                  "no_cache",     "static_hot", "ideal"};
+inline constexpr std::string_view kDenseOptimizerNames[] = {"sgd", "adagrad", "adam"};
+inline constexpr std::string_view kSparseOptimizerNames[] = {"sgd", "adagrad", "rowwise_adagrad",
+                                                             "adam"};
+
+// Values kept as strings in the structs; the loader only checks membership.
+inline constexpr std::string_view kLogLevels[] = {"trace", "debug", "info", "warn", "error"};
+inline constexpr std::string_view kPoolings[] = {"sum", "mean"};
+inline constexpr std::string_view kSources[] = {"generated",    "criteo_tsv", "avazu_csv",
+                                                "dlrm_binary",  "torchrec_npy", "csv",
+                                                "actorrec"};
+inline constexpr std::string_view kPresets[] = {"criteo-kaggle", "custom"};
+inline constexpr std::string_view kBadRecordPolicies[] = {"fail", "skip"};
+inline constexpr std::string_view kBackends[] = {"auto", "cpu", "cuda"};
+
+}  // namespace actorrec::config

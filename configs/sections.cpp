@@ -1,0 +1,269 @@
+// [run], [model], [optimizer], [dataset] and [training]; see sections.hpp.
+#include "configs/sections.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+#include "configs/names.hpp"
+
+namespace actorrec::config {
+
+namespace {
+
+constexpr int64_t kMaxInt = INT_MAX;
+// Layer widths beyond this are a typo, not a model (and would overflow GEMM sizes).
+constexpr int64_t kMaxLayerWidth = 65536;
+
+// Sets *out from an optional reading, keeping the default when absent or invalid.
+template <class T, class U>
+void Assign(const std::optional<U>& value, T* out) {
+  if (value) *out = static_cast<T>(*value);
+}
+
+std::vector<int> ToInts(const std::vector<int64_t>& values) {
+  return std::vector<int>(values.begin(), values.end());
+}
+
+constexpr RealRange kPositive{0.0, /*min_open=*/true};
+constexpr RealRange kNonNegative{0.0, /*min_open=*/false};
+constexpr RealRange kUnitOpenRight{0.0, false, 1.0, /*max_open=*/true};  // [0, 1)
+constexpr RealRange kUnitOpenLeft{0.0, true, 1.0, false};               // (0, 1]
+
+}  // namespace
+
+bool IsValidName(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::string ResolvePath(const std::filesystem::path& base_dir, const std::string& path) {
+  std::filesystem::path p(path);
+  if (p.is_absolute() || base_dir.empty()) return path;
+  return (base_dir / p).lexically_normal().string();
+}
+
+bool ReadFileText(const std::string& path, std::string* text, std::string* error) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    *error = std::strerror(errno);
+    return false;
+  }
+  text->clear();
+  char buffer[1 << 14];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), file)) > 0) text->append(buffer, n);
+  // A directory opens fine on Linux and fails on the first read (EISDIR).
+  bool failed = std::ferror(file) != 0;
+  int read_errno = errno;
+  std::fclose(file);
+  if (failed) {
+    *error = std::strerror(read_errno);
+    return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- [run]
+
+void ReadRun(TableReader& t, RunConfig* run) {
+  if (auto name = t.String("name")) {
+    if (IsValidName(*name)) {
+      run->name = *name;
+    } else {
+      t.Fail("name", "expected 1 to 64 of the characters A-Z a-z 0-9 _ . - (it names the "
+                     "output directory); got " + Quote(*name));
+    }
+  }
+  Assign(t.Int("seed", 0), &run->seed);
+  // Relative to the working directory, not to the file: outputs belong to the
+  // run, not next to its config.
+  Assign(t.String("output_dir"), &run->output_dir);
+  if (run->output_dir.empty()) run->output_dir = "runs/" + run->name;
+  if (auto level = t.Choice("log_level", kLogLevels)) run->log_level = kLogLevels[*level];
+  static constexpr std::string_view kKeys[] = {"name", "seed", "output_dir", "log_level"};
+  t.Finish(kKeys);
+}
+
+// ---------------------------------------------------------------- [model]
+
+void ReadModel(TableReader& t, ModelConfig* model) {
+  auto kind = t.Choice("kind", kModelKindNames);
+  if (kind) model->kind = static_cast<ModelKind>(*kind);
+  auto dim = t.Int("embedding_dim", 1, 1024);
+  Assign(dim, &model->embedding_dim);
+  if (auto pooling = t.Choice("pooling", kPoolings)) model->pooling = kPoolings[*pooling];
+
+  // Which MLP keys apply depends on the kind; with an invalid kind, read
+  // them all for their types and skip the rules that depend on it.
+  const bool known = t.Has("kind") ? kind.has_value() : true;
+  const bool dlrm = known && model->kind == ModelKind::kDlrm;
+  const bool dcn = known && model->kind == ModelKind::kDcn;
+  const std::string kind_text = "kind = " + Quote(ModelKindName(model->kind));
+
+  auto read_mlp = [&](std::string_view key, std::vector<int>* out) {
+    if (auto sizes = t.IntArray(key, 1, kMaxLayerWidth)) *out = ToInts(*sizes);
+  };
+  if (!known || dlrm) {
+    if (!known || t.Require("bottom_mlp", "required for " + kind_text +
+                                              " (e.g. bottom_mlp = [512, 256, 64, 16])")) {
+      read_mlp("bottom_mlp", &model->bottom_mlp);
+    }
+    if (!known || t.Require("top_mlp", "required for " + kind_text + " (e.g. top_mlp = [512, 256, 1])")) {
+      read_mlp("top_mlp", &model->top_mlp);
+    }
+  } else {
+    t.NotApplicable("bottom_mlp", "applies only to kind = \"dlrm\"; this model is " + kind_text);
+    t.NotApplicable("top_mlp", "applies only to kind = \"dlrm\"; this model is " + kind_text);
+  }
+  if (!known || !dlrm) {
+    if (!known || t.Require("deep_mlp", "required for " + kind_text + " (e.g. deep_mlp = [256, 128, 1])")) {
+      read_mlp("deep_mlp", &model->deep_mlp);
+    }
+  } else {
+    t.NotApplicable("deep_mlp",
+                    "applies only to kind = \"wide_deep\", \"deepfm\" or \"dcn\" (dlrm uses "
+                    "bottom_mlp and top_mlp)");
+  }
+  if (!known || dcn) {
+    if (!known || t.Require("cross_layers", "required for kind = \"dcn\" (e.g. cross_layers = 3)")) {
+      Assign(t.Int("cross_layers", 1, 64), &model->cross_layers);
+    }
+  } else {
+    t.NotApplicable("cross_layers", "applies only to kind = \"dcn\"; this model is " + kind_text);
+  }
+
+  // Shapes that must line up with the rest of the network.
+  if (known && dlrm && dim && !model->bottom_mlp.empty() &&
+      model->bottom_mlp.back() != model->embedding_dim) {
+    t.Fail("bottom_mlp",
+           "the last size must equal model.embedding_dim (" + std::to_string(*dim) +
+               "), because the bottom MLP's output joins the embeddings in the interaction; got " +
+               std::to_string(model->bottom_mlp.back()));
+  }
+  auto check_logit = [&](std::string_view key, const std::vector<int>& sizes) {
+    if (!sizes.empty() && sizes.back() != 1) {
+      t.Fail(key, "the last size must be 1 (the click logit); got " +
+                      std::to_string(sizes.back()));
+    }
+  };
+  check_logit("top_mlp", model->top_mlp);
+  check_logit("deep_mlp", model->deep_mlp);
+
+  static constexpr std::string_view kKeys[] = {"kind",    "embedding_dim", "bottom_mlp",
+                                                "top_mlp", "deep_mlp",     "cross_layers",
+                                                "pooling"};
+  t.Finish(kKeys);
+}
+
+// ---------------------------------------------------------------- [optimizer]
+
+void ReadOptimizer(TableReader& t, OptimizerConfig* opt) {
+  // The Adam and Adagrad keys are accepted with any optimizer so that
+  // switching optimizers is a one-line change.
+  if (auto dense = t.Choice("dense", kDenseOptimizerNames)) {
+    opt->dense = static_cast<DenseOptimizer>(*dense);
+  }
+  Assign(t.Real("dense_lr", kPositive), &opt->dense_lr);
+  if (auto sparse = t.Choice("sparse", kSparseOptimizerNames)) {
+    opt->sparse = static_cast<SparseOptimizer>(*sparse);
+  }
+  Assign(t.Real("sparse_lr", kPositive), &opt->sparse_lr);
+  Assign(t.Real("beta1", kUnitOpenRight), &opt->beta1);
+  Assign(t.Real("beta2", kUnitOpenRight), &opt->beta2);
+  Assign(t.Real("eps", kPositive), &opt->eps);
+  Assign(t.Real("initial_accumulator", kNonNegative), &opt->initial_accumulator);
+  static constexpr std::string_view kKeys[] = {"dense", "dense_lr", "sparse", "sparse_lr",
+                                               "beta1", "beta2",    "eps",    "initial_accumulator"};
+  t.Finish(kKeys);
+}
+
+// ---------------------------------------------------------------- [dataset]
+
+void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetConfig* ds) {
+  auto source = t.Choice("source", kSources);
+  if (source) ds->source = kSources[*source];
+  const bool known = t.Has("source") ? source.has_value() : true;
+  const bool generated = ds->source == "generated";
+
+  Assign(t.Int("dense_features", 0, 4096), &ds->dense_features);
+  if (auto policy = t.Choice("on_bad_record", kBadRecordPolicies)) {
+    ds->on_bad_record = kBadRecordPolicies[*policy];
+  }
+
+  if (known && generated) {
+    constexpr std::string_view kWhy =
+        "applies only to datasets read from files (source other than \"generated\")";
+    t.NotApplicable("path", kWhy);
+    t.NotApplicable("eval_path", kWhy);
+  } else {
+    if (!known || t.Require("path", "required for source = " + Quote(ds->source) +
+                                        " (the training data, relative to this file)")) {
+      if (auto path = t.String("path")) ds->path = ResolvePath(base_dir, *path);
+    }
+    if (auto eval = t.String("eval_path")) ds->eval_path = ResolvePath(base_dir, *eval);
+  }
+
+  if (!known || generated) {
+    auto preset = t.Choice("preset", kPresets);
+    if (preset) ds->preset = kPresets[*preset];
+    if (!known || t.Require("samples", "required for source = \"generated\" (e.g. samples = 262144)")) {
+      Assign(t.Int("samples", 1), &ds->samples);
+    }
+    Assign(t.Int("eval_samples", 0), &ds->eval_samples);
+    Assign(t.Real("row_scale", kUnitOpenLeft), &ds->row_scale);
+    const bool custom = ds->preset == "custom";
+    if (!known || (t.Has("preset") && !preset)) {
+      t.IntArray("table_rows", 1, TableReader::kNoMax, 4096);  // types only
+    } else if (custom) {
+      if (t.Require("table_rows", "required for preset = \"custom\" (one row count per table, "
+                                  "e.g. table_rows = [1000, 2000])")) {
+        if (auto rows = t.IntArray("table_rows", 1, TableReader::kNoMax, 4096)) {
+          ds->table_rows.assign(rows->begin(), rows->end());
+        }
+      }
+    } else {
+      t.NotApplicable("table_rows", "applies only to preset = \"custom\" (preset " +
+                                        Quote(ds->preset) + " defines its own tables)");
+    }
+  } else {
+    const std::string why = "applies only to source = \"generated\"; this dataset is source = " +
+                            Quote(ds->source);
+    for (std::string_view key : {"preset", "samples", "eval_samples", "table_rows", "row_scale"}) {
+      t.NotApplicable(key, why);
+    }
+  }
+  static constexpr std::string_view kKeys[] = {
+      "source",  "path",       "eval_path",  "preset",        "samples", "eval_samples",
+      "dense_features", "table_rows", "row_scale", "on_bad_record"};
+  t.Finish(kKeys);
+}
+
+// ---------------------------------------------------------------- [training]
+
+void ReadTraining(TableReader& t, TrainingConfig* tr) {
+  if (auto mode = t.Choice("mode", kModeNames)) tr->mode = static_cast<Mode>(*mode);
+  // Divisibility by the number of trainers is checked once the cluster is known.
+  Assign(t.Int("batch_size", 1, kMaxInt), &tr->batch_size);
+  Assign(t.Int("epochs", 1, kMaxInt), &tr->epochs);
+  Assign(t.Int("max_batches", 0), &tr->max_batches);
+  // Beyond 100000 batches the oracle's window alone would not fit in memory.
+  Assign(t.Int("lookahead", 0, 100000), &tr->lookahead);
+  Assign(t.Int("cache_rows", 1), &tr->cache_rows);
+  Assign(t.Int("eval_every", 0), &tr->eval_every);
+  if (auto backend = t.Choice("backend", kBackends)) tr->backend = kBackends[*backend];
+  Assign(t.String("metrics_file"), &tr->metrics_file);
+  static constexpr std::string_view kKeys[] = {"mode",       "batch_size", "epochs",
+                                               "max_batches", "lookahead", "cache_rows",
+                                               "eval_every", "backend",   "metrics_file"};
+  t.Finish(kKeys);
+}
+
+}  // namespace actorrec::config

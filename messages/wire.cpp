@@ -1,0 +1,81 @@
+// The schema pass of Open(): reads every declared field once, through
+// capnp's reflection, so that type mismatches throw here and not in a handler.
+#include "messages/wire.hpp"
+
+#include <capnp/dynamic.h>
+
+namespace actorrec::wire::detail {
+namespace {
+
+void ReadStruct(capnp::DynamicStruct::Reader s);
+
+// True when values of `type` hold pointers that a reader would follow.
+bool HasPointers(capnp::Type type) {
+  switch (type.which()) {
+    case capnp::schema::Type::STRUCT:
+      return type.asStruct().getProto().getStruct().getPointerCount() > 0;
+    case capnp::schema::Type::TEXT:
+    case capnp::schema::Type::DATA:
+    case capnp::schema::Type::LIST:
+    case capnp::schema::Type::ANY_POINTER:
+    case capnp::schema::Type::INTERFACE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// True when fields of `type` are pointers, which reading checks.
+bool IsPointer(capnp::Type type) {
+  switch (type.which()) {
+    case capnp::schema::Type::STRUCT:
+    case capnp::schema::Type::TEXT:
+    case capnp::schema::Type::DATA:
+    case capnp::schema::Type::LIST:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// `value` has already been read as its declared type (which is where kind and
+// element-size mismatches throw); this follows what it points to.
+void ReadValue(const capnp::DynamicValue::Reader& value) {
+  switch (value.getType()) {
+    case capnp::DynamicValue::STRUCT:
+      ReadStruct(value.as<capnp::DynamicStruct>());
+      break;
+    case capnp::DynamicValue::LIST: {
+      auto list = value.as<capnp::DynamicList>();
+      // Lists of plain values and of pointer-free structs are fully checked
+      // by reading the list pointer; walking their elements would cost time
+      // for nothing (RowSlot lists run to 10^5 entries).
+      if (!HasPointers(list.getSchema().getElementType())) break;
+      for (auto element : list) ReadValue(element);
+      break;
+    }
+    default:
+      // Text and Data were checked when read (NUL terminator, byte elements);
+      // AnyPointer and capabilities have no declared type to check against.
+      break;
+  }
+}
+
+void ReadField(capnp::DynamicStruct::Reader s, capnp::StructSchema::Field field) {
+  const auto proto = field.getProto();
+  if (proto.isGroup() || IsPointer(field.getType())) ReadValue(s.get(field));
+}
+
+void ReadStruct(capnp::DynamicStruct::Reader s) {
+  for (auto field : s.getSchema().getNonUnionFields()) ReadField(s, field);
+  // An unknown discriminant (a newer schema's member) is not an error here.
+  KJ_IF_MAYBE(member, s.which()) { ReadField(s, *member); }
+}
+
+}  // namespace
+
+void ReadEveryField(capnp::AnyStruct::Reader root, capnp::StructSchema schema) {
+  ReadStruct(root.as<capnp::DynamicStruct>(schema));
+}
+
+}  // namespace actorrec::wire::detail

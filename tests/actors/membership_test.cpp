@@ -1,0 +1,107 @@
+// Membership: admission only with the secret, one process per name, and
+// liveness judged by heartbeats against a clock the test drives.
+#include "actors/supervisor/membership.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "tests/actors/cluster_fixture.hpp"
+
+using namespace actorrec;
+using namespace std::chrono_literals;
+using Clock = Membership::Clock;
+
+namespace {
+
+Membership::JoinRequest Request(const std::string& member, const std::string& secret, const std::string& nonce,
+                                const std::string& digest = "cfg") {
+  return {member, Membership::Proof(secret, nonce, member), "build-1", digest, 42, "host"};
+}
+
+}  // namespace
+
+TEST_CASE("a member that proves the secret is admitted and counted as joined", "[actors]") {
+  auto cluster = testing::TwoMemberCluster();
+  const auto t0 = Clock::time_point{};
+  Membership m(cluster, "build-1", "cfg", t0);
+  auto nonce = m.Challenge("a", "nonce-a");
+  auto v = m.Join(Request("a", cluster.secret, nonce), t0);
+  REQUIRE(v.admitted());
+  REQUIRE(m.Find("a")->state == Membership::State::kJoined);
+  REQUIRE_FALSE(m.AllJoined());
+  m.Challenge("b", "nonce-b");
+  REQUIRE(m.Join(Request("b", cluster.secret, "nonce-b"), t0).admitted());
+  REQUIRE(m.AllJoined());
+}
+
+TEST_CASE("a wrong secret is refused before anything about the member is revealed", "[actors]") {
+  auto cluster = testing::TwoMemberCluster();
+  Membership m(cluster, "build-1", "cfg", {});
+  m.Challenge("zed", "n1");
+  auto v = m.Join(Request("zed", "not-the-secret-at-all", "n1"), {});
+  REQUIRE(v.refusal == Membership::Refusal::kWrongSecret);
+  REQUIRE_THAT(v.message, Catch::Contains("cluster.secret"));
+  m.Challenge("a", "n2");
+  REQUIRE(m.Join(Request("a", "not-the-secret-at-all", "n2"), {}).refusal == Membership::Refusal::kWrongSecret);
+  REQUIRE(m.Find("a")->state == Membership::State::kExpected);
+}
+
+TEST_CASE("a nonce admits at most once and a join needs a challenge", "[actors]") {
+  auto cluster = testing::TwoMemberCluster();
+  Membership m(cluster, "build-1", "cfg", {});
+  REQUIRE(m.Join(Request("a", cluster.secret, "never-issued"), {}).refusal == Membership::Refusal::kNoChallenge);
+  m.Challenge("a", "n1");
+  auto replay = Request("a", cluster.secret, "n1");
+  REQUIRE(m.Join(replay, {}).admitted());
+  REQUIRE(m.Join(replay, {}).refusal == Membership::Refusal::kNoChallenge);
+}
+
+TEST_CASE("unknown names, second processes, other configs and other builds are refused", "[actors]") {
+  auto cluster = testing::TwoMemberCluster();
+  Membership m(cluster, "build-1", "cfg", {});
+  m.Challenge("c", "n");
+  REQUIRE(m.Join(Request("c", cluster.secret, "n"), {}).refusal == Membership::Refusal::kUnknownMember);
+  m.Challenge("a", "n");
+  REQUIRE(m.Join(Request("a", cluster.secret, "n", "other-cfg"), {}).refusal ==
+          Membership::Refusal::kConfigMismatch);
+  m.Challenge("a", "n");
+  auto other_build = Request("a", cluster.secret, "n");
+  other_build.build = "build-2";
+  REQUIRE(m.Join(other_build, {}).refusal == Membership::Refusal::kBuildMismatch);
+  m.Challenge("a", "n");
+  REQUIRE(m.Join(Request("a", cluster.secret, "n"), {}).admitted());
+  m.Challenge("a", "n");
+  auto v = m.Join(Request("a", cluster.secret, "n"), {});
+  REQUIRE(v.refusal == Membership::Refusal::kDuplicateMember);
+  REQUIRE_THAT(v.message, Catch::Contains("pid 42"));
+}
+
+TEST_CASE("a joined member that stops sending heartbeats becomes silent after the peer timeout", "[actors]") {
+  auto cluster = testing::TwoMemberCluster();
+  const auto t0 = Clock::time_point{} + 1h;
+  Membership m(cluster, "build-1", "cfg", t0);
+  m.Challenge("a", "n");
+  m.Join(Request("a", cluster.secret, "n"), t0);
+  REQUIRE(m.Silent(t0 + 900ms).empty());
+  REQUIRE(m.Heartbeat("a", 1, t0 + 900ms));
+  REQUIRE(m.Silent(t0 + 1800ms).empty());
+  REQUIRE(m.Silent(t0 + 1901ms) == std::vector<std::string>{"a"});
+  REQUIRE_FALSE(m.Heartbeat("b", 1, t0));  // not joined
+  REQUIRE(m.Find("a")->heartbeats == 1);
+}
+
+TEST_CASE("members missing at the join deadline are overdue, and a lost member stays lost", "[actors]") {
+  auto cluster = testing::TwoMemberCluster();
+  const auto t0 = Clock::time_point{} + 1h;
+  Membership m(cluster, "build-1", "cfg", t0);
+  m.Challenge("a", "n");
+  m.Join(Request("a", cluster.secret, "n"), t0);
+  REQUIRE(m.Overdue(t0 + 4999ms).empty());
+  REQUIRE(m.Overdue(t0 + 5000ms) == std::vector<std::string>{"b"});
+  REQUIRE(m.MarkLost("a", "connection lost"));
+  REQUIRE_FALSE(m.MarkLost("a", "again"));
+  REQUIRE(m.Silent(t0 + 1h).empty());
+  m.Challenge("a", "n");
+  auto v = m.Join(Request("a", cluster.secret, "n"), t0);
+  REQUIRE(v.refusal == Membership::Refusal::kDuplicateMember);
+  REQUIRE_THAT(v.message, Catch::Contains("connection lost"));
+}

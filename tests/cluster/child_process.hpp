@@ -1,0 +1,58 @@
+// Real child processes for multi-process tests: started with fork/exec, their
+// stdout and stderr captured in a file, and always reaped. A child that
+// outlives its ChildProcess is killed; a child whose test process dies is
+// killed by the kernel (PR_SET_PDEATHSIG), so no test leaves processes behind.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace actorrec::testing {
+
+class ChildProcess {
+ public:
+  // Runs argv[0] with argv, output to `log_path`.
+  ChildProcess(const std::vector<std::string>& argv, std::string log_path);
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  void Signal(int sig);
+  // The exit code (128 + signal when killed by one), or nothing on timeout.
+  std::optional<int> WaitExit(std::chrono::milliseconds timeout);
+  // Polls the log until it contains `needle`; true when it did in time.
+  bool WaitForLog(const std::string& needle, std::chrono::milliseconds timeout) const;
+  std::string Log() const;
+  bool running() const { return !exit_code_.has_value(); }
+
+ private:
+  pid_t pid_ = -1;
+  std::string log_path_;
+  std::optional<int> exit_code_;
+};
+
+// A TCP port on 127.0.0.1 that was free a moment ago (bind to 0, read it back).
+uint16_t FreePort();
+
+// A new empty directory under $TMPDIR (or /tmp), removed by the destructor.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+void WriteFile(const std::string& path, const std::string& text);
+
+// The actorrec binary under test, from $ACTORREC_BIN (set by meson).
+std::string ActorrecBinary();
+
+}  // namespace actorrec::testing

@@ -1,0 +1,231 @@
+// Malformed configs: each error names the file, the line and the dotted key,
+// says what was expected and what was found, and all of a file's problems
+// are reported together.
+#include "configs/config.hpp"
+
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+
+#include "tests/configs/config_test_util.hpp"
+
+using namespace actorrec::config;
+using namespace actorrec::config::testing;
+using Catch::Matchers::Contains;
+
+TEST_CASE("a missing file is an error naming the file and the reason", "[configs]") {
+  TempDir dir;
+  std::string path = dir.path() + "/missing.toml";
+  ConfigError e = LoadFailure(path);
+  REQUIRE(std::string(e.what()) == path + ": cannot read the file: No such file or directory");
+  REQUIRE(e.problems().size() == 1);
+  REQUIRE(e.problems()[0].line == 0);
+}
+
+TEST_CASE("a directory given as the config is an error, not a crash", "[configs]") {
+  TempDir dir;
+  REQUIRE_THAT(LoadError(dir.path()), Contains(dir.path() + ": cannot read the file: Is a directory"));
+}
+
+TEST_CASE("a syntax error names its line and stops parsing", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "samples = 4096", "samples = = 4096");
+  std::string path = dir.Write("bad.toml", text);
+  ConfigError e = LoadFailure(path);
+  REQUIRE(e.problems().size() == 1);
+  REQUIRE_THAT(std::string(e.what()), Contains(At(path, text, "samples = =") + "syntax error: "));
+  REQUIRE(e.problems()[0].key.empty());
+}
+
+TEST_CASE("a value of the wrong type says what was expected and what was found", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "embedding_dim = 16", "embedding_dim = \"sixteen\"");
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path),
+               Contains(At(path, text, "\"sixteen\"") +
+                        "model.embedding_dim: expected an integer in [1, 1024]; got \"sixteen\" (a string)"));
+}
+
+TEST_CASE("a floating-point value where an integer belongs is a type error", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "batch_size = 512", "batch_size = 512.0");
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path),
+               Contains(At(path, text, "512.0") + "training.batch_size: expected an integer in "
+                                                  "[1, 2147483647]; got 512.0 (a floating-point number)"));
+}
+
+TEST_CASE("an out-of-range value names the range and the value", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "embedding_dim = 16", "embedding_dim = 2000");
+  text = Replace(text, "samples = 4096", "samples = 4096\nrow_scale = 1.5");
+  std::string path = dir.Write("bad.toml", text);
+  std::string error = LoadError(path);
+  REQUIRE_THAT(error, Contains(At(path, text, "= 2000") +
+                               "model.embedding_dim: expected an integer in [1, 1024]; got 2000"));
+  REQUIRE_THAT(error, Contains(At(path, text, "row_scale") +
+                               "dataset.row_scale: expected a finite number in (0.0, 1.0]; got 1.5"));
+}
+
+TEST_CASE("a misspelled key is unknown and the closest known key is suggested", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "embedding_dim = 16", "embeding_dim = 16");
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path), Contains(At(path, text, "embeding_dim") +
+                                         "model.embeding_dim: unknown key (did you mean embedding_dim?)"));
+}
+
+TEST_CASE("a key far from every known key lists the known keys instead", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "batch_size = 512", "batch_size = 512\ncolour = \"blue\"");
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path), Contains(At(path, text, "colour") +
+                                         "training.colour: unknown key; expected one of mode, batch_size"));
+}
+
+TEST_CASE("a misspelled table is unknown and the closest table is suggested", "[configs]") {
+  TempDir dir;
+  std::string text = kValid + "\n[trainng]\nepochs = 2\n";
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path),
+               Contains(At(path, text, "[trainng]") + "trainng: unknown table (did you mean training?)"));
+}
+
+TEST_CASE("an unknown enum value lists the accepted values", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "batch_size = 512", "batch_size = 512\nmode = \"lrp\"");
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path),
+               Contains(At(path, text, "\"lrp\"") +
+                        "training.mode: expected one of lrpp_delayed, lrpp, replicated, no_cache, "
+                        "static_hot, ideal; got \"lrp\""));
+}
+
+TEST_CASE("a secret shorter than 16 characters is refused without echoing it", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "\"0123456789abcdef-test\"", "\"hunter2\"");
+  std::string path = dir.Write("bad.toml", text);
+  std::string error = LoadError(path);
+  REQUIRE_THAT(error, Contains(At(path, text, "hunter2") +
+                               "cluster.secret: expected at least 16 characters; got 7"));
+  REQUIRE(error.find("hunter2") == std::string::npos);
+}
+
+TEST_CASE("secret and secret_file together are an error", "[configs]") {
+  TempDir dir;
+  dir.Write("cluster.secret", "0123456789abcdef-from-file\n");
+  std::string text = Replace(kValid, "secret = \"0123456789abcdef-test\"",
+                             "secret = \"0123456789abcdef-test\"\nsecret_file = \"cluster.secret\"");
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path),
+               Contains(At(path, text, "secret_file") + "cluster.secret_file: cluster.secret is set too (line " +
+                        std::to_string(LineOf(text, "secret =")) +
+                        "); set exactly one of secret and secret_file"));
+}
+
+TEST_CASE("a missing secret file is an error naming the resolved file", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "secret = \"0123456789abcdef-test\"",
+                             "secret_file = \"nope.secret\"");
+  std::string path = dir.Write("sub/bad.toml", text);
+  REQUIRE_THAT(LoadError(path),
+               Contains(At(path, text, "secret_file") + "cluster.secret_file: cannot read \"" +
+                        dir.path() + "/sub/nope.secret\": No such file or directory"));
+}
+
+TEST_CASE("a config without any secret says how to set one", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "secret = \"0123456789abcdef-test\"\n", "");
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path), Contains(At(path, text, "[cluster]") +
+                                         "cluster.secret: missing; set cluster.secret"));
+}
+
+TEST_CASE("a dlrm bottom MLP must end at the embedding dimension", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "bottom_mlp = [64, 16]", "bottom_mlp = [64, 32]");
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path),
+               Contains(At(path, text, "bottom_mlp") +
+                        "model.bottom_mlp: the last size must equal model.embedding_dim (16)"));
+  REQUIRE_THAT(LoadError(path), Contains("; got 32"));
+}
+
+TEST_CASE("a top MLP must end at one logit and every width is checked", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "top_mlp = [64, 1]", "top_mlp = [64, 2]");
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path), Contains(At(path, text, "top_mlp") +
+                                         "model.top_mlp: the last size must be 1 (the click logit); got 2"));
+  text = Replace(kValid, "top_mlp = [64, 1]", "top_mlp = [0, 1]");
+  path = dir.Write("bad2.toml", text);
+  REQUIRE_THAT(LoadError(path), Contains(At(path, text, "top_mlp") +
+                                         "model.top_mlp[0]: expected an integer in [1, 65536]; got 0"));
+}
+
+TEST_CASE("cross_layers is refused for a dlrm model", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "top_mlp = [64, 1]", "top_mlp = [64, 1]\ncross_layers = 3");
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path),
+               Contains(At(path, text, "cross_layers") +
+                        "model.cross_layers: applies only to kind = \"dcn\"; this model is kind = "
+                        "\"dlrm\"; remove it"));
+}
+
+TEST_CASE("the MLPs of the chosen kind are required", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "top_mlp = [64, 1]\n", "");
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path), Contains(At(path, text, "[model]") +
+                                         "model.top_mlp: missing; required for kind = \"dlrm\""));
+}
+
+TEST_CASE("generated-only dataset keys are refused for file datasets", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "samples = 4096",
+                             "source = \"criteo_tsv\"\npath = \"train.tsv\"\nsamples = 4096");
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path), Contains(At(path, text, "samples") +
+                                         "dataset.samples: applies only to source = \"generated\""));
+}
+
+TEST_CASE("a file dataset needs a path", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "samples = 4096", "source = \"avazu_csv\"");
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path), Contains(At(path, text, "[dataset]") +
+                                         "dataset.path: missing; required for source = \"avazu_csv\""));
+}
+
+TEST_CASE("peer timeouts shorter than three heartbeats are refused", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "[cluster]\n", "[cluster]\nheartbeat_ms = 500\npeer_timeout_ms = 1000\n");
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path),
+               Contains(At(path, text, "peer_timeout_ms") +
+                        "cluster.peer_timeout_ms: expected at least 3 x cluster.heartbeat_ms (1500)"));
+}
+
+TEST_CASE("every problem of a file is reported, ordered by line", "[configs]") {
+  TempDir dir;
+  std::string text = kValid;
+  text = Replace(text, "name = \"t\"", "name = \"t\"\nlog_level = \"loud\"");  // 1
+  text = Replace(text, "embedding_dim = 16", "embedding_dim = 0");             // 2
+  text = Replace(text, "batch_size = 512", "batch_size = 512\nepochz = 2");    // 3
+  text = Replace(text, "roles = [\"all\"]", "roles = [\"al\"]");               // 4
+  std::string path = dir.Write("bad.toml", text);
+  ConfigError e = LoadFailure(path);
+  REQUIRE(e.problems().size() == 4);
+  std::string expected_keys[] = {"run.log_level", "model.embedding_dim", "training.epochz",
+                                 "cluster.member[0].roles[0]"};
+  for (size_t i = 0; i < 4; ++i) {
+    REQUIRE(e.problems()[i].key == expected_keys[i]);
+    REQUIRE(e.problems()[i].file == path);
+    if (i > 0) REQUIRE(e.problems()[i - 1].line < e.problems()[i].line);
+  }
+  std::string what = e.what();
+  REQUIRE(std::count(what.begin(), what.end(), '\n') == 3);
+  REQUIRE_THAT(what, Contains(At(path, text, "epochz") + "training.epochz: unknown key (did you mean epochs?)"));
+  REQUIRE_THAT(what, Contains("got \"al\" (did you mean all?)"));
+}

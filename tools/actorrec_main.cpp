@@ -1,0 +1,154 @@
+// The `actorrec` command line: parses subcommands and hands off to the
+// runtime. Every failure ends with a message that says what to fix, and an
+// exit code from actors/common/exit_codes.hpp.
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+#include <string>
+
+#include "actors/common/exit_codes.hpp"
+#include "actors/node/member_select.hpp"
+#include "actors/node/runtime.hpp"
+#include "base/logging.hpp"
+#include "base/version.hpp"
+#include "configs/config.hpp"
+#include "gpu/device_probe.hpp"
+
+namespace {
+
+using namespace actorrec;
+
+constexpr const char* kExitCodes =
+    "Exit codes: 0 done; 1 error (see the log); 2 bad command line or config; 3 a cluster member was lost;\n"
+    "4 refused by the coordinator (secret, config or build differ); 5 members missing after\n"
+    "cluster.join_timeout_ms; 6 the subcommand is not built yet.";
+
+// Loads --config, or the embedded default when none is given. Prints every
+// problem of an invalid file and returns false.
+bool LoadOrReport(const std::string& path, config::Config* out) {
+  try {
+    *out = path.empty() ? config::LoadEmbeddedLocal() : config::LoadConfig(path);
+    return true;
+  } catch (const config::ConfigError& e) {
+    std::cerr << "actorrec: invalid config (" << e.problems().size() << " problem"
+              << (e.problems().size() == 1 ? "" : "s") << "):\n"
+              << e.what() << "\n";
+    return false;
+  }
+}
+
+bool StartLogging(const std::string& process, const std::string& flag_level, const config::Config& cfg) {
+  const std::string level = flag_level.empty() ? cfg.run.log_level : flag_level;
+  if (!InitLogging(process, level)) {
+    std::cerr << "actorrec: --log-level " << level << " is not a level; use trace, debug, info, warn, error or off\n";
+    return false;
+  }
+  return true;
+}
+
+int Train(const std::string& config_path, const std::string& log_level) {
+  config::Config cfg;
+  if (!LoadOrReport(config_path, &cfg)) return kExitUsage;
+  if (!StartLogging("train", log_level, cfg)) return kExitUsage;
+  std::cout << "actorrec " << BuildVersion() << ": config " << cfg.path << " (digest " << cfg.digest << ")\n"
+            << "model " << config::ModelKindName(cfg.model.kind) << ", mode " << config::ModeName(cfg.training.mode)
+            << ", " << cfg.cluster.TotalTrainers() << " trainer(s), " << cfg.cluster.TotalShards()
+            << " embedding shard(s)\n"
+            << "backend: " << gpu::DescribeBackend(gpu::ProbeDevices()) << "\n";
+  const int code = RunInProcess(cfg, std::cout);
+  if (code == kExitOk) {
+    std::cout << "training: not built yet; no batch was run and no metric was produced (the training\n"
+                 "pipeline of ARCHITECTURE §3 lands with the synchronous-training issue)\n";
+  }
+  return code;
+}
+
+int Node(const std::string& config_path, const std::string& member_flag, const std::string& role, int rank,
+         const std::string& log_level) {
+  if (config_path.empty()) {
+    std::cerr << "actorrec node: --config FILE is required (the topology names every member)\n";
+    return kExitUsage;
+  }
+  config::Config cfg;
+  if (!LoadOrReport(config_path, &cfg)) return kExitUsage;
+  auto member = SelectMember(cfg.cluster, member_flag, role, rank);
+  if (!member.ok()) {
+    std::cerr << "actorrec node: " << member.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (!StartLogging(*member, log_level, cfg)) return kExitUsage;
+  return RunMember(cfg, *member);
+}
+
+int NotBuilt(const std::string& subcommand, const std::string& what) {
+  std::cerr << "actorrec " << subcommand << ": not built yet. " << what << " Nothing was done.\n";
+  return kExitNotBuilt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "actorrec trains recommendation models (DLRM, Wide&Deep, DeepFM, Deep&Cross) whose embedding\n"
+      "tables exceed accelerator memory: an oracle looks ahead at future batches, caches and prefetches\n"
+      "embedding rows, and synchronizes only what later batches need, bit-identical to plain training.",
+      "actorrec"};
+  app.footer(kExitCodes);
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("actorrec ") + BuildVersion());
+  std::string log_level;
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off (default: run.log_level)");
+
+  std::string config_path;
+  auto* train = app.add_subcommand("train", "Train a model. Without --config, runs the embedded configs/local.toml "
+                                            "(all roles in this process).");
+  train->add_option("--config,-c", config_path, "TOML config file (see configs/)")->check(CLI::ExistingFile);
+
+  std::string member, role;
+  int rank = 0;
+  auto* node = app.add_subcommand("node",
+                                  "Run one member of a cluster described by a topology file. The coordinator "
+                                  "listens on its address and port; the other members connect to it, prove the "
+                                  "cluster secret and start their roles.");
+  node->add_option("--config,-c", config_path, "topology and run config (TOML)")->required();
+  node->add_option("--member,-m", member, "this process's member name in the topology");
+  node->add_option("--role,-r", role,
+                   "sampler, oracle, embedding, trainer or all: with --member, checks that the member runs it; "
+                   "without, picks the --rank-th member that runs it");
+  node->add_option("--rank", rank, "which of the members running --role (0-based, topology order)");
+
+  struct Pending {
+    const char* name;
+    const char* help;
+    const char* what;
+  };
+  const Pending pending[] = {
+      {"data", "Convert, generate and describe datasets (convert, gen, stats).",
+       "Dataset readers, the columnar format, the generator and stats arrive with the data issue."},
+      {"plan", "Write the oracle's plans for the first batches of a config as JSON lines.",
+       "The oracle and its plan dump arrive with the oracle issue."},
+      {"inspect", "Connect to a running cluster's inspector and show its live actors and stats.",
+       "The interactive inspector client arrives with a later issue."},
+      {"bench", "Run benchmarks (oracle, data, training, cluster) and print measured ratios.",
+       "Benchmarks arrive with the components they measure."},
+  };
+  std::vector<CLI::App*> pending_apps;
+  for (const auto& p : pending) {
+    auto* sub = app.add_subcommand(p.name, std::string(p.help) + " [not built yet]");
+    sub->allow_extras();
+    pending_apps.push_back(sub);
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  }
+  if (train->parsed()) return Train(config_path, log_level);
+  if (node->parsed()) return Node(config_path, member, role, rank, log_level);
+  for (size_t i = 0; i < pending_apps.size(); ++i) {
+    if (pending_apps[i]->parsed()) return NotBuilt(pending[i].name, pending[i].what);
+  }
+  return kExitUsage;
+}

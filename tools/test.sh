@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs the whole test suite. The last
+# line is "N passed, N failed" (meson tests); the exit code is non-zero on any
+# failure. Extra arguments go to `meson test` (e.g. a suite name).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/build.sh
+build="${ACTORREC_BUILD_DIR:-build}"
+rc=0
+meson test -C "$build" --print-errorlogs --num-processes 2 "$@" || rc=$?
+python3 - "$build/meson-logs/testlog.json" "$rc" <<'PY'
+import json, sys
+path, rc = sys.argv[1], int(sys.argv[2])
+counts = {"passed": 0, "failed": 0, "skipped": 0}
+failed = []
+try:
+    with open(path) as f:
+        for line in f:
+            t = json.loads(line)
+            r = t["result"]
+            if r in ("OK", "EXPECTEDFAIL"):
+                counts["passed"] += 1
+            elif r == "SKIP":
+                counts["skipped"] += 1
+            else:
+                counts["failed"] += 1
+                failed.append(f'{t["name"]} ({r}, {t["duration"]:.1f} s)')
+except FileNotFoundError:
+    print(f"no test log at {path}: meson test did not run", file=sys.stderr)
+    counts["failed"] += 1
+for name in failed:
+    print(f"FAILED: {name}")
+if rc != 0 and counts["failed"] == 0:
+    counts["failed"] = 1  # meson itself failed; never report a clean run
+line = f'{counts["passed"]} passed, {counts["failed"]} failed'
+if counts["skipped"]:
+    line += f', {counts["skipped"]} skipped'
+print(line)
+sys.exit(1 if counts["failed"] else 0)
+PY
