@@ -9,23 +9,8 @@ namespace {
 
 void ReadStruct(capnp::DynamicStruct::Reader s);
 
-// True when values of `type` hold pointers that a reader would follow.
-bool HasPointers(capnp::Type type) {
-  switch (type.which()) {
-    case capnp::schema::Type::STRUCT:
-      return type.asStruct().getProto().getStruct().getPointerCount() > 0;
-    case capnp::schema::Type::TEXT:
-    case capnp::schema::Type::DATA:
-    case capnp::schema::Type::LIST:
-    case capnp::schema::Type::ANY_POINTER:
-    case capnp::schema::Type::INTERFACE:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// True when fields of `type` are pointers, which reading checks.
+// True when fields of `type` are pointers, which reading checks. (AnyPointer
+// and capabilities declare no type to check against; our schemas use neither.)
 bool IsPointer(capnp::Type type) {
   switch (type.which()) {
     case capnp::schema::Type::STRUCT:
@@ -36,6 +21,13 @@ bool IsPointer(capnp::Type type) {
     default:
       return false;
   }
+}
+
+// True when each element of a list of `type` must be read: it is a pointer,
+// or a struct that holds some.
+bool ElementsHavePointers(capnp::Type type) {
+  if (type.isStruct()) return type.asStruct().getProto().getStruct().getPointerCount() > 0;
+  return IsPointer(type);
 }
 
 // `value` has already been read as its declared type (which is where kind and
@@ -50,7 +42,7 @@ void ReadValue(const capnp::DynamicValue::Reader& value) {
       // Lists of plain values and of pointer-free structs are fully checked
       // by reading the list pointer; walking their elements would cost time
       // for nothing (RowSlot lists run to 10^5 entries).
-      if (!HasPointers(list.getSchema().getElementType())) break;
+      if (!ElementsHavePointers(list.getSchema().getElementType())) break;
       for (auto element : list) ReadValue(element);
       break;
     }

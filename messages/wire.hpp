@@ -149,8 +149,8 @@ Result<View<S>> Open(const char* data, size_t size) {
     // Walks every pointer once: out-of-bounds and overlong pointers surface
     // here, and pointers sharing targets to amplify work hit the traversal
     // limit. Objects a builder writes never overlap, so more reachable words
-    // than the message holds means sharing, however small: refused too, so
-    // that the receiver's reads stay within the budget.
+    // than the message holds means sharing: refused too, so that any full
+    // pass over the message costs at most one word per word of budget.
     const uint64_t reachable = view.root_.totalSize().wordCount;
     if (reachable > words) {
       return Status::Corruption(std::string("malformed ") + kind + " message: pointers overlap (" +

@@ -13,3 +13,16 @@ using ready_atom = caf::atom_constant<caf::atom("arready")>;
 using stop_atom = caf::atom_constant<caf::atom("arstop")>;
 
 }  // namespace actorrec
+
+namespace actorrec {
+
+// A consumer grants the batch_sampler `n` more batches: (credit_atom, uint32_t n).
+using credit_atom = caf::atom_constant<caf::atom("arcredit")>;
+// The sampler's last word: (end_atom, uint64_t batches_sent). Sent after the
+// last batch, or with an error string when the source failed.
+using end_atom = caf::atom_constant<caf::atom("arend")>;
+// Self-message that produces the next batch, one per mailbox turn so that
+// credits and stop requests are seen between batches.
+using pump_atom = caf::atom_constant<caf::atom("arpump")>;
+
+}  // namespace actorrec
