@@ -66,9 +66,10 @@ struct TrainerPlan {
   # the write-back of the ones evicted after b.
 
   evictions @10 :List(Eviction);
-  # Rows whose TTL is b: their slots are freed after b (once their sync is
-  # done); `writer` writes the row back to its embedding shard. Every trainer
-  # gets the full list, to free the slots of shared rows.
+  # Rows of this trainer's cache whose TTL is b: their slots are freed after b
+  # (once their sync is done). `writer` names the one trainer, this one or
+  # another, that writes the row back to its embedding shard; a shared row is
+  # in every trainer's list with the same writer.
 
   occupancy @11 :UInt32;
   # Slots of this trainer's cache in use while b runs: after the prefetches

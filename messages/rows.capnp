@@ -18,7 +18,8 @@
 # List(Float32) would carry the same bytes, but Data says the block is opaque
 # and contiguous, and keeps per-element accessors out of the copy. The bytes
 # are float32, little-endian (every platform we build for), 8-byte aligned in
-# the message.
+# the message. All rows of one message share dim and stateWidth; a model whose
+# tables differ in either sends one message per (dim, stateWidth).
 
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("actorrec::wire");

@@ -3,6 +3,7 @@
 #include "actors/supervisor/supervisor_actor.hpp"
 
 #include <caf/all.hpp>
+#include <spdlog/fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <map>
@@ -58,10 +59,10 @@ using Self = caf::stateful_actor<SupervisorState>*;
 
 std::string Describe(const config::ClusterConfig& cluster, const std::string& member) {
   const config::Member* m = cluster.Find(member);
-  if (m == nullptr) return "'" + member + "'";
-  std::string roles;
-  for (auto r : m->roles) roles += (roles.empty() ? "" : "+") + std::string(config::RoleName(r));
-  return "'" + member + "' (" + m->address + ":" + std::to_string(m->port) + ", " + roles + ")";
+  if (m == nullptr) return fmt::format("'{}'", member);
+  std::vector<std::string> roles;
+  for (auto r : m->roles) roles.emplace_back(config::RoleName(r));
+  return fmt::format("'{}' ({}:{}, {})", member, m->address, m->port, fmt::join(roles, "+"));
 }
 
 // A request that cannot be read is answered with an error naming the kind;

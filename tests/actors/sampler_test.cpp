@@ -26,10 +26,20 @@ std::vector<data::Batch> Drain(BatchSequence& seq) {
   }
 }
 
+BatchSequence::Options Options(uint32_t batch_size, uint32_t epochs, uint64_t max_batches = 0,
+                               BatchPosition start = {}) {
+  BatchSequence::Options o;
+  o.batch_size = batch_size;
+  o.epochs = epochs;
+  o.max_batches = max_batches;
+  o.start = start;
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("batches come in epoch order, full except an epoch's last", "[actors]") {
-  BatchSequence seq(testing::CountingSource(1000), {.batch_size = 64, .epochs = 2});
+  BatchSequence seq(testing::CountingSource(1000), Options(64, 2));
   auto batches = Drain(seq);
   REQUIRE(batches.size() == 2 * 16);
   REQUIRE(batches[0].samples.size() == 64);
@@ -42,10 +52,9 @@ TEST_CASE("batches come in epoch order, full except an epoch's last", "[actors]"
 
 TEST_CASE("a sequence restarted at (epoch, batch) continues with identical batches", "[actors]") {
   const auto restart_at = GENERATE(0u, 1u, 7u, 15u, 16u, 20u);
-  BatchSequence full(testing::CountingSource(1000), {.batch_size = 64, .epochs = 2});
+  BatchSequence full(testing::CountingSource(1000), Options(64, 2));
   auto all = Drain(full);
-  BatchSequence::Options options{.batch_size = 64, .epochs = 2};
-  options.start = {static_cast<uint32_t>(restart_at / 16), restart_at % 16};
+  auto options = Options(64, 2, 0, {static_cast<uint32_t>(restart_at / 16), restart_at % 16});
   BatchSequence resumed(testing::CountingSource(1000), options);
   auto rest = Drain(resumed);
   REQUIRE(rest.size() == all.size() - restart_at);
@@ -53,10 +62,9 @@ TEST_CASE("a sequence restarted at (epoch, batch) continues with identical batch
 }
 
 TEST_CASE("max_batches stops the sequence, and a restart past the epoch is an error", "[actors]") {
-  BatchSequence limited(testing::CountingSource(1000), {.batch_size = 100, .epochs = 3, .max_batches = 12});
+  BatchSequence limited(testing::CountingSource(1000), Options(100, 3, 12));
   REQUIRE(Drain(limited).size() == 12);
-  BatchSequence::Options options{.batch_size = 100, .epochs = 1};
-  options.start = {0, 50};
+  auto options = Options(100, 1, 0, {0, 50});
   BatchSequence bad(testing::CountingSource(1000), options);
   data::Batch b;
   auto st = bad.Next(&b);
@@ -71,7 +79,7 @@ TEST_CASE("the sampler sends only as many batches as it was granted, in order, t
     caf::scoped_actor consumer{sys};
     SamplerArgs args;
     args.source = testing::CountingSource(500);
-    args.options = {.batch_size = 50, .epochs = 1};
+    args.options = Options(50, 1);
     args.consumer = consumer;
     args.dedup_groups = data::SingletonGroups(2);
     auto sampler = SpawnSampler(sys, args);

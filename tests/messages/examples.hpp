@@ -104,7 +104,10 @@ inline Frame<Batch> MakeBatchIkjt() {
 
 // ---------------------------------------------------------------- plan
 //
-// Batch 12 for trainer 1 with L = 2 (barrier 9). Slots 0..7 in use while it runs.
+// Batch 12 for trainer 1 with L = 2 (barrier 9), reading the example batch's
+// rows (see above) through slots: table 0 rows 11 -> 0, 42 -> 5; table 1 rows
+// 3 -> 1, 7 -> 2; table 2 rows 100 -> 3, 205 -> 6, 9 -> 7 (private). Slots
+// 0..7 are in use while it runs; rows 9 and (1, 3) are evicted after it.
 inline void FillRowSlots(capnp::List<RowSlot>::Builder list,
                          std::initializer_list<std::tuple<uint32_t, uint64_t, uint32_t>> rows) {
   unsigned i = 0;
@@ -124,18 +127,22 @@ inline Frame<TrainerPlan> MakePlan() {
     p.setBarrier(9);
     FillRowSlots(p.initPrefetch(2), {{0, 42, 5}, {2, 205, 6}});
     FillRowSlots(p.initPrivatePrefetch(1), {{2, 9, 7}});
-    auto features = p.initFeatures(2);
+    auto features = p.initFeatures(3);
     features[0].setTable(0);
     Fill(features[0].initUniqueSlots(2), {0u, 5u});
     Fill(features[0].initInverse(4), {0u, 0u, 1u, 0u});
     Fill(features[0].initOffsets(5), {0u, 1u, 2u, 3u, 4u});
-    features[1].setTable(2);
-    Fill(features[1].initUniqueSlots(3), {3u, 6u, 7u});
-    Fill(features[1].initInverse(5), {0u, 1u, 0u, 0u, 2u});
-    Fill(features[1].initOffsets(5), {0u, 1u, 3u, 4u, 5u});
+    features[1].setTable(1);
+    Fill(features[1].initUniqueSlots(2), {1u, 2u});
+    Fill(features[1].initInverse(9), {0u, 1u, 1u, 0u, 1u, 1u, 0u, 1u, 1u});
+    Fill(features[1].initOffsets(5), {0u, 3u, 6u, 6u, 9u});
+    features[2].setTable(2);
+    Fill(features[2].initUniqueSlots(3), {3u, 6u, 7u});
+    Fill(features[2].initInverse(5), {0u, 1u, 0u, 0u, 2u});
+    Fill(features[2].initOffsets(5), {0u, 1u, 3u, 4u, 5u});
     FillRowSlots(p.initPrivateRows(1), {{2, 9, 7}});
-    FillRowSlots(p.initCritical(1), {{0, 11, 0}});
-    FillRowSlots(p.initDelayed(2), {{1, 3, 1}, {1, 7, 2}});
+    FillRowSlots(p.initCritical(2), {{0, 11, 0}, {2, 100, 3}});
+    FillRowSlots(p.initDelayed(4), {{0, 42, 5}, {1, 3, 1}, {1, 7, 2}, {2, 205, 6}});
     auto evictions = p.initEvictions(2);
     evictions[0].setTable(2);
     evictions[0].setRow(9);
