@@ -20,6 +20,10 @@ Membership::Membership(const config::ClusterConfig& cluster, std::string build,
 }
 
 std::string Membership::Challenge(const std::string& member, std::string nonce) {
+  // Hellos cost nothing to send, so a stranger could fill the table with
+  // made-up names; past the bound, pending challenges are dropped (their
+  // Joins are refused with kNoChallenge and can say Hello again).
+  if (nonces_.size() >= kMaxPendingChallenges && !nonces_.count(member)) nonces_.clear();
   nonces_[member] = nonce;
   return nonce;
 }

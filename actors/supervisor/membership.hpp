@@ -27,6 +27,9 @@ class Membership {
  public:
   using Clock = std::chrono::steady_clock;
 
+  // Outstanding challenges kept at most; far above any real cluster's size.
+  static constexpr size_t kMaxPendingChallenges = 4096;
+
   enum class Refusal {
     kWrongSecret,
     kUnknownMember,

@@ -105,3 +105,11 @@ TEST_CASE("members missing at the join deadline are overdue, and a lost member s
   REQUIRE(v.refusal == Membership::Refusal::kDuplicateMember);
   REQUIRE_THAT(v.message, Catch::Contains("connection lost"));
 }
+
+TEST_CASE("a flood of hellos under made-up names cannot grow the challenge table without bound", "[actors]") {
+  auto cluster = testing::TwoMemberCluster();
+  Membership m(cluster, "build-1", "cfg", {});
+  for (size_t i = 0; i < Membership::kMaxPendingChallenges + 10; ++i) m.Challenge("stranger" + std::to_string(i), "n");
+  m.Challenge("a", "fresh");
+  REQUIRE(m.Join(Request("a", cluster.secret, "fresh"), {}).admitted());
+}
