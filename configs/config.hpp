@@ -82,6 +82,42 @@ struct OptimizerConfig {
   double initial_accumulator = 0.0;  // adagrad variants, >= 0
 };
 
+// [dataset.generator]: the synthetic data's shape beyond its tables
+// (data/gen/generator_options.hpp says what each knob does).
+struct GeneratorConfig {
+  std::string skew;                  // "" = the preset's; zipf | top_share | half_normal | exponential | uniform
+  double alpha = 1.05;               // zipf, > 0
+  double hot_fraction = 0.01;        // top_share: (0, 1]
+  double hot_share = 0.9;            // top_share: [0, 1]
+  double sigma = 0.1;                // half_normal: (0, 10]
+  double lambda = 10.0;              // exponential: > 0
+  std::string bag = "fixed";         // fixed | uniform | geometric | poisson
+  int bag_min = 1;                   // fixed / uniform
+  int bag_max = 1;                   // uniform
+  double bag_mean = 1.0;             // geometric (>= 1) / poisson
+  bool distinct_ids = false;
+  int session_length = 1;            // samples per session, >= 1
+  std::vector<double> session_dup;   // one probability for every table, or one per table; empty = 0
+  double base_ctr = 0.25;            // (0, 1)
+  double signal = 1.0;               // >= 0; 0 = unlearnable labels
+  int threads = 1;                   // generation threads; never changes the data
+};
+
+// [dataset.csv]: a delimited text file described column by column.
+struct CsvConfig {
+  std::string separator = ",";
+  bool header = false;
+  std::vector<std::string> columns;  // required without a header
+  std::string label;                 // the label column
+  std::vector<std::string> positive; // label values meaning 1
+  std::vector<std::string> negative; // label values meaning 0
+  std::vector<std::string> dense;
+  std::string dense_transform = "none";  // none | log1p
+  std::vector<std::string> categorical;
+  std::string missing;               // a marker besides the empty field, e.g. "?"
+  std::string comment;               // lines starting with it are not records
+};
+
 struct DatasetConfig {
   // generated | criteo_tsv | avazu_csv | dlrm_binary | torchrec_npy | csv | actorrec
   std::string source = "generated";
@@ -94,6 +130,13 @@ struct DatasetConfig {
   std::vector<uint64_t> table_rows;  // per table cardinality; required for preset custom
   double row_scale = 1.0;            // generated: multiply preset cardinalities, (0, 1]
   std::string on_bad_record = "fail";  // fail | skip
+  // Raw text sources (criteo_tsv, avazu_csv, csv): categorical values to rows.
+  std::string categorical = "dictionary";  // dictionary | hash
+  uint64_t min_count = 1;            // dictionary: values seen fewer times share one "rare" row
+  uint64_t hash_rows = 1000000;      // hash: rows per table (>= 2)
+  std::string mapping_file;          // saved mapping; resolved; default "<path>.mapping"
+  GeneratorConfig generator;
+  CsvConfig csv;
 };
 
 struct TrainingConfig {

@@ -25,6 +25,10 @@ inline constexpr std::string_view kSources[] = {"generated",    "criteo_tsv", "a
                                                 "actorrec"};
 inline constexpr std::string_view kPresets[] = {"criteo-kaggle", "custom"};
 inline constexpr std::string_view kBadRecordPolicies[] = {"fail", "skip"};
+inline constexpr std::string_view kCategoricalMappings[] = {"dictionary", "hash"};
+inline constexpr std::string_view kSkews[] = {"zipf", "top_share", "half_normal", "exponential", "uniform"};
+inline constexpr std::string_view kBagLengths[] = {"fixed", "uniform", "geometric", "poisson"};
+inline constexpr std::string_view kDenseTransforms[] = {"none", "log1p"};
 inline constexpr std::string_view kBackends[] = {"auto", "cpu", "cuda"};
 
 }  // namespace actorrec::config

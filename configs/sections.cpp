@@ -187,6 +187,62 @@ void ReadOptimizer(TableReader& t, OptimizerConfig* opt) {
 
 // ---------------------------------------------------------------- [dataset]
 
+constexpr RealRange kProbability{0.0, false, 1.0, false};
+
+void ReadGenerator(TableReader& t, GeneratorConfig* g) {
+  if (auto skew = t.Choice("skew", kSkews)) g->skew = kSkews[*skew];
+  Assign(t.Real("alpha", {0.0, true}), &g->alpha);
+  Assign(t.Real("hot_fraction", {0.0, true, 1.0, false}), &g->hot_fraction);
+  Assign(t.Real("hot_share", kProbability), &g->hot_share);
+  Assign(t.Real("sigma", {0.0, true, 10.0, false}), &g->sigma);
+  Assign(t.Real("lambda", {0.0, true}), &g->lambda);
+  if (auto bag = t.Choice("bag", kBagLengths)) g->bag = kBagLengths[*bag];
+  Assign(t.Int("bag_min", 0, 100000), &g->bag_min);
+  Assign(t.Int("bag_max", 0, 100000), &g->bag_max);
+  Assign(t.Real("bag_mean", {0.0, false, 500.0, false}), &g->bag_mean);
+  if (g->bag_max < g->bag_min && t.Has("bag_max")) {
+    t.Fail("bag_max", "must be >= bag_min (" + std::to_string(g->bag_min) + ")");
+  }
+  Assign(t.Bool("distinct_ids"), &g->distinct_ids);
+  Assign(t.Int("session_length", 1, 1 << 20), &g->session_length);
+  if (auto dup = t.RealOrArray("session_dup", kProbability)) g->session_dup = *dup;
+  Assign(t.Real("base_ctr", {0.0, true, 1.0, true}), &g->base_ctr);
+  Assign(t.Real("signal", {0.0, false, 100.0, false}), &g->signal);
+  Assign(t.Int("threads", 1, 256), &g->threads);
+  static constexpr std::string_view kKeys[] = {
+      "skew", "alpha", "hot_fraction", "hot_share", "sigma", "lambda", "bag", "bag_min", "bag_max",
+      "bag_mean", "distinct_ids", "session_length", "session_dup", "base_ctr", "signal", "threads"};
+  t.Finish(kKeys);
+}
+
+void ReadCsv(TableReader& t, CsvConfig* c) {
+  Assign(t.String("separator"), &c->separator);
+  Assign(t.Bool("header"), &c->header);
+  if (auto columns = t.StringArray("columns")) c->columns = *columns;
+  if (!c->header && !t.Has("columns")) {
+    t.Require("columns", "required when header = false (the name of every column, in order)");
+  }
+  if (t.Require("label", "required: the column holding the label")) Assign(t.String("label"), &c->label);
+  if (t.Require("positive", "required: the label values that mean 1, e.g. positive = [\">50K\"]")) {
+    Assign(t.StringArray("positive"), &c->positive);
+  }
+  if (t.Require("negative", "required: the label values that mean 0, e.g. negative = [\"<=50K\"]")) {
+    Assign(t.StringArray("negative"), &c->negative);
+  }
+  Assign(t.StringArray("dense"), &c->dense);
+  if (auto tr = t.Choice("dense_transform", kDenseTransforms)) c->dense_transform = kDenseTransforms[*tr];
+  Assign(t.StringArray("categorical"), &c->categorical);
+  if (c->dense.empty() && c->categorical.empty() && t.Has("label")) {
+    t.Fail("label", "the schema names no dense and no categorical column; list them in dense = [...] and "
+                    "categorical = [...]");
+  }
+  Assign(t.String("missing"), &c->missing);
+  Assign(t.String("comment"), &c->comment);
+  static constexpr std::string_view kKeys[] = {"separator", "header", "columns",     "label",   "positive", "negative",
+                                               "dense",     "dense_transform", "categorical", "missing", "comment"};
+  t.Finish(kKeys);
+}
+
 void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetConfig* ds) {
   auto source = t.Choice("source", kSources);
   if (source) ds->source = kSources[*source];
@@ -240,9 +296,41 @@ void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetC
       t.NotApplicable(key, why);
     }
   }
+  const bool text = ds->source == "criteo_tsv" || ds->source == "avazu_csv" || ds->source == "csv";
+  if (known && !text) {
+    const std::string why = "applies only to raw text sources (criteo_tsv, avazu_csv, csv); this dataset is "
+                            "source = " + Quote(ds->source);
+    for (std::string_view key : {"categorical", "min_count", "hash_rows", "mapping_file"}) t.NotApplicable(key, why);
+  } else {
+    if (auto kind = t.Choice("categorical", kCategoricalMappings)) ds->categorical = kCategoricalMappings[*kind];
+    Assign(t.Int("min_count", 1), &ds->min_count);
+    Assign(t.Int("hash_rows", 2, UINT32_MAX), &ds->hash_rows);
+    if (auto file = t.String("mapping_file")) ds->mapping_file = ResolvePath(base_dir, *file);
+  }
+  if (ds->mapping_file.empty() && !ds->path.empty()) ds->mapping_file = ds->path + ".mapping";
+
+  auto generator = t.Table("generator");
+  if (generator.present()) {
+    if (known && !generated) {
+      t.NotApplicable("generator", "applies only to source = \"generated\"");
+    } else {
+      ReadGenerator(generator, &ds->generator);
+    }
+  }
+  auto csv = t.Table("csv");
+  if (csv.present()) {
+    if (known && ds->source != "csv") {
+      t.NotApplicable("csv", "applies only to source = \"csv\"");
+    } else {
+      ReadCsv(csv, &ds->csv);
+    }
+  } else if (known && ds->source == "csv") {
+    t.Require("csv", "required for source = \"csv\": a [dataset.csv] table describing the columns");
+  }
   static constexpr std::string_view kKeys[] = {
       "source",  "path",       "eval_path",  "preset",        "samples", "eval_samples",
-      "dense_features", "table_rows", "row_scale", "on_bad_record"};
+      "dense_features", "table_rows", "row_scale", "on_bad_record", "categorical", "min_count",
+      "hash_rows", "mapping_file", "generator", "csv"};
   t.Finish(kKeys);
 }
 

@@ -241,6 +241,79 @@ std::optional<std::string> TableReader::String(std::string_view key) {
   return value->get();
 }
 
+std::optional<bool> TableReader::Bool(std::string_view key) {
+  const toml::node* node = Use(key);
+  if (node == nullptr) return std::nullopt;
+  auto value = node->as_boolean();
+  if (value == nullptr) {
+    Expected(key, *node, "true or false", /*show_type=*/true);
+    return std::nullopt;
+  }
+  return value->get();
+}
+
+std::optional<std::vector<std::string>> TableReader::StringArray(std::string_view key, size_t max_size) {
+  const toml::node* node = Use(key);
+  if (node == nullptr) return std::nullopt;
+  auto array = node->as_array();
+  if (array == nullptr || array->empty() || array->size() > max_size) {
+    Fail(key, "expected an array of 1 to " + std::to_string(max_size) + " strings; got " +
+                  (array == nullptr ? Describe(*node, true) : std::to_string(array->size()) + " elements"));
+    return std::nullopt;
+  }
+  std::vector<std::string> out;
+  bool ok = true;
+  for (size_t i = 0; i < array->size(); ++i) {
+    const toml::node& item = *array->get(i);
+    auto value = item.as_string();
+    if (value == nullptr || value->get().empty()) {
+      int line = LineOfNode(item) > 0 ? LineOfNode(item) : LineOf(key);
+      problems_->Add(line, KeyPath(key) + "[" + std::to_string(i) + "]",
+                     "expected a non-empty string; got " + Describe(item, value == nullptr));
+      ok = false;
+      continue;
+    }
+    out.push_back(value->get());
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+std::optional<std::vector<double>> TableReader::RealOrArray(std::string_view key, const RealRange& range,
+                                                            size_t max_size) {
+  const toml::node* node = Use(key);
+  if (node == nullptr) return std::nullopt;
+  if (node->as_array() == nullptr) {
+    auto one = Real(key, range);
+    if (!one) return std::nullopt;
+    return std::vector<double>{*one};
+  }
+  auto array = node->as_array();
+  if (array->empty() || array->size() > max_size) {
+    Fail(key, "expected a number or an array of 1 to " + std::to_string(max_size) + " numbers; got " +
+                  std::to_string(array->size()) + " elements");
+    return std::nullopt;
+  }
+  std::vector<double> out;
+  bool ok = true;
+  for (size_t i = 0; i < array->size(); ++i) {
+    const toml::node& item = *array->get(i);
+    std::optional<double> v;
+    if (auto f = item.as_floating_point()) v = f->get();
+    if (auto n = item.as_integer()) v = static_cast<double>(n->get());
+    if (!v || !InRange(*v, range)) {
+      int line = LineOfNode(item) > 0 ? LineOfNode(item) : LineOf(key);
+      problems_->Add(line, KeyPath(key) + "[" + std::to_string(i) + "]",
+                     "expected a number " + DescribeRealRange(range) + "; got " + Describe(item, !v.has_value()));
+      ok = false;
+      continue;
+    }
+    out.push_back(*v);
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
 std::optional<size_t> TableReader::Choice(std::string_view key,
                                           std::span<const std::string_view> choices) {
   const toml::node* node = Use(key);

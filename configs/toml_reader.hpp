@@ -87,6 +87,12 @@ class TableReader {
   std::optional<double> Real(std::string_view key, const RealRange& range);
   // A non-empty string.
   std::optional<std::string> String(std::string_view key);
+  // true or false.
+  std::optional<bool> Bool(std::string_view key);
+  // A non-empty array of non-empty strings, at most `max_size` of them.
+  std::optional<std::vector<std::string>> StringArray(std::string_view key, size_t max_size = 4096);
+  // A number in `range`, or a non-empty array of such numbers.
+  std::optional<std::vector<double>> RealOrArray(std::string_view key, const RealRange& range, size_t max_size = 4096);
   // A string from `choices`; returns its index.
   std::optional<size_t> Choice(std::string_view key, std::span<const std::string_view> choices);
   // A non-empty array of integers each in [min, max], at most `max_size` long.

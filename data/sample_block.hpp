@@ -23,6 +23,7 @@ using RowId = uint32_t;
 struct TableSchema {
   std::string name;   // e.g. "C1", "site_id", "workclass"
   uint64_t rows = 0;  // cardinality: ids are in [0, rows)
+  bool operator==(const TableSchema&) const = default;
 };
 
 // What a dataset holds, independent of where it came from.

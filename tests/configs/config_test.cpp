@@ -176,7 +176,7 @@ TEST_CASE("relative dataset paths resolve against the config file's directory", 
 
 TEST_CASE("parsed text without a path resolves against the working directory", "[configs]") {
   std::string text = Replace(kValid, "samples = 4096",
-                             "source = \"csv\"\npath = \"data/train.csv\"");
+                             "source = \"criteo_tsv\"\npath = \"data/train.csv\"");
   Config c = ParseConfig(text, "");
   REQUIRE(c.dataset.path == "data/train.csv");
   c = ParseConfig(text, "conf/x.toml");
