@@ -131,6 +131,14 @@ Config Parse(std::string_view text, const std::string& name, const std::filesyst
   if (config.training.metrics_file.empty()) {
     config.training.metrics_file = config.run.output_dir + "/metrics.jsonl";
   }
+  // The mapping belongs to the run's outputs, never beside the input data
+  // (which may be read-only or shared).
+  const bool raw_text = config.dataset.source == "criteo_tsv" || config.dataset.source == "avazu_csv" ||
+                    config.dataset.source == "csv";
+  if (raw_text && config.dataset.mapping_file.empty()) {
+    config.dataset.mapping_file =
+        config.run.output_dir + "/" + std::filesystem::path(config.dataset.path).filename().string() + ".mapping";
+  }
   if (trainers_known) CheckBatchSplit(config, training);
 
   if (!problems.empty()) throw ConfigError(problems.Sorted());

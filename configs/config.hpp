@@ -134,7 +134,7 @@ struct DatasetConfig {
   std::string categorical = "dictionary";  // dictionary | hash
   uint64_t min_count = 1;            // dictionary: values seen fewer times share one "rare" row
   uint64_t hash_rows = 1000000;      // hash: rows per table (>= 2)
-  std::string mapping_file;          // saved mapping; resolved; default "<path>.mapping"
+  std::string mapping_file;          // saved mapping; resolved; default "<output_dir>/<file name of path>.mapping"
   GeneratorConfig generator;
   CsvConfig csv;
 };

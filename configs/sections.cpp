@@ -292,8 +292,15 @@ void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetC
   } else {
     const std::string why = "applies only to source = \"generated\"; this dataset is source = " +
                             Quote(ds->source);
-    for (std::string_view key : {"preset", "samples", "eval_samples", "table_rows", "row_scale"}) {
-      t.NotApplicable(key, why);
+    for (std::string_view key : {"preset", "samples", "eval_samples", "row_scale"}) t.NotApplicable(key, why);
+    // Pre-mapped binary sources carry row ids but not the table sizes.
+    if (ds->source == "dlrm_binary" || ds->source == "torchrec_npy") {
+      if (t.Require("table_rows", "required for source = " + Quote(ds->source) +
+                                      ": the cardinality of every table, e.g. the 26 of Criteo")) {
+        if (auto rows = t.IntArray("table_rows", 1, UINT32_MAX, 4096)) ds->table_rows.assign(rows->begin(), rows->end());
+      }
+    } else {
+      t.NotApplicable("table_rows", why);
     }
   }
   const bool text = ds->source == "criteo_tsv" || ds->source == "avazu_csv" || ds->source == "csv";
@@ -307,7 +314,6 @@ void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetC
     Assign(t.Int("hash_rows", 2, UINT32_MAX), &ds->hash_rows);
     if (auto file = t.String("mapping_file")) ds->mapping_file = ResolvePath(base_dir, *file);
   }
-  if (ds->mapping_file.empty() && !ds->path.empty()) ds->mapping_file = ds->path + ".mapping";
 
   auto generator = t.Table("generator");
   if (generator.present()) {

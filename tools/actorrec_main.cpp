@@ -14,6 +14,7 @@
 #include "base/version.hpp"
 #include "configs/config.hpp"
 #include "gpu/device_probe.hpp"
+#include "tools/data_command.hpp"
 
 namespace {
 
@@ -118,14 +119,14 @@ int main(int argc, char** argv) {
                    "without, picks the --rank-th member that runs it");
   node->add_option("--rank", rank, "which of the members running --role (0-based, topology order)");
 
+  auto run_data = AddDataCommands(app);
+
   struct Pending {
     const char* name;
     const char* help;
     const char* what;
   };
   const Pending pending[] = {
-      {"data", "Convert, generate and describe datasets (convert, gen, stats).",
-       "Dataset readers, the columnar format, the generator and stats arrive with the data issue."},
       {"plan", "Write the oracle's plans for the first batches of a config as JSON lines.",
        "The oracle and its plan dump arrive with the oracle issue."},
       {"inspect", "Connect to a running cluster's inspector and show its live actors and stats.",
@@ -147,6 +148,10 @@ int main(int argc, char** argv) {
   }
   if (train->parsed()) return Train(config_path, log_level);
   if (node->parsed()) return Node(config_path, member, role, rank, log_level);
+  if (app.got_subcommand("data")) {
+    if (!InitLogging("data", log_level.empty() ? "info" : log_level)) return kExitUsage;
+    return run_data();
+  }
   for (size_t i = 0; i < pending_apps.size(); ++i) {
     if (pending_apps[i]->parsed()) return NotBuilt(pending[i].name, pending[i].what);
   }

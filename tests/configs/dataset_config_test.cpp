@@ -46,7 +46,7 @@ TEST_CASE("a csv dataset needs its [dataset.csv] table, which names the columns"
   REQUIRE(c.dataset.csv.separator == "\t");
   REQUIRE(c.dataset.csv.header);
   REQUIRE(c.dataset.csv.dense == std::vector<std::string>{"a"});
-  REQUIRE(c.dataset.mapping_file == dir.path() + "/x.csv.mapping");
+  REQUIRE(c.dataset.mapping_file == "runs/t/x.csv.mapping");
   const std::string no_columns = Replace(text, "header = true", "header = false");
   REQUIRE_THAT(LoadError(dir.Write("no_columns.toml", no_columns)),
                Catch::Contains("dataset.csv.columns: missing; required when header = false"));

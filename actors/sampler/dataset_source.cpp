@@ -1,0 +1,185 @@
+// Config -> SampleReader for every dataset source.
+#include "actors/sampler/dataset_source.hpp"
+
+#include <filesystem>
+
+#include "data/format/dataset_file_reader.hpp"
+#include "data/gen/synthetic_generator.hpp"
+#include "data/readers/avazu_csv.hpp"
+#include "data/readers/categorical.hpp"
+#include "data/readers/criteo_tsv.hpp"
+#include "data/readers/csv_schema.hpp"
+#include "data/readers/dlrm_binary_reader.hpp"
+#include "data/readers/npy_triplet_reader.hpp"
+#include "data/readers/text_reader.hpp"
+
+namespace actorrec {
+namespace {
+
+using data::gen::AccessDistribution;
+using data::gen::BagLength;
+
+// The eval stream of generated data must not repeat training samples: it
+// uses a seed no training run uses.
+constexpr uint64_t kEvalSeedSalt = 0x5eed0e7a1ULL;
+
+data::BadRecordPolicy PolicyOf(const config::DatasetConfig& ds) {
+  return ds.on_bad_record == "skip" ? data::BadRecordPolicy::kSkip : data::BadRecordPolicy::kFail;
+}
+
+Result<std::string> SplitPath(const config::DatasetConfig& ds, Split split) {
+  if (split == Split::kTrain) return ds.path;
+  if (ds.eval_path.empty()) {
+    return Status::NotFound("dataset.eval_path is not set; add it to hold out an evaluation split");
+  }
+  return ds.eval_path;
+}
+
+Result<std::unique_ptr<data::readers::TextFormat>> TextFormatOf(const config::DatasetConfig& ds) {
+  namespace r = data::readers;
+  if (ds.source == "criteo_tsv") return r::CriteoTsvFormat();
+  if (ds.source == "avazu_csv") return r::AvazuCsvFormat();
+  const auto& c = ds.csv;
+  r::CsvSchema s;
+  s.separator = c.separator;
+  s.has_header = c.header;
+  s.column_names = c.columns;
+  s.label_column = c.label;
+  s.positive_labels = c.positive;
+  s.negative_labels = c.negative;
+  s.dense_columns = c.dense;
+  s.dense_transform = c.dense_transform == "log1p" ? r::DenseTransform::kLog1p : r::DenseTransform::kNone;
+  s.categorical_columns = c.categorical;
+  s.missing_marker = c.missing;
+  s.comment_prefix = c.comment;
+  return r::CsvSchemaFormat(std::move(s));
+}
+
+// Loads the saved mapping, or builds it from the training file and saves it.
+Result<std::shared_ptr<const data::readers::CategoricalMapping>> MappingOf(const config::DatasetConfig& ds,
+                                                                            data::readers::TextFormat* format) {
+  namespace r = data::readers;
+  if (std::filesystem::exists(ds.mapping_file)) {
+    auto loaded = r::CategoricalMapping::Load(ds.mapping_file);
+    if (!loaded.ok()) return loaded.status();
+    return std::make_shared<const r::CategoricalMapping>(std::move(loaded.value()));
+  }
+  std::vector<r::TableMappingSpec> specs;
+  for (const auto& name : format->table_names()) {
+    r::TableMappingSpec spec;
+    spec.name = name;
+    spec.kind = ds.categorical == "hash" ? r::MappingKind::kHash : r::MappingKind::kDictionary;
+    spec.hash_rows = ds.hash_rows;
+    spec.min_count = ds.min_count;
+    specs.push_back(spec);
+  }
+  auto built = r::BuildMapping({ds.path}, format, std::move(specs), PolicyOf(ds));
+  if (!built.ok()) return built.status();
+  std::filesystem::create_directories(std::filesystem::path(ds.mapping_file).parent_path().empty()
+                                          ? std::filesystem::path(".")
+                                          : std::filesystem::path(ds.mapping_file).parent_path());
+  if (auto st = built->Save(ds.mapping_file); !st.ok()) return st;
+  return std::make_shared<const r::CategoricalMapping>(std::move(built.value()));
+}
+
+AccessDistribution AccessOf(const config::GeneratorConfig& g) {
+  if (g.skew == "zipf") return AccessDistribution::Zipf(g.alpha);
+  if (g.skew == "top_share") return AccessDistribution::TopShare(g.hot_fraction, g.hot_share);
+  if (g.skew == "half_normal") return AccessDistribution::HalfNormal(g.sigma);
+  if (g.skew == "exponential") return AccessDistribution::Exponential(g.lambda);
+  return AccessDistribution::Uniform();
+}
+
+BagLength BagOf(const config::GeneratorConfig& g) {
+  if (g.bag == "uniform") return BagLength::Uniform(g.bag_min, g.bag_max);
+  if (g.bag == "geometric") return BagLength::Geometric(g.bag_mean);
+  if (g.bag == "poisson") return BagLength::Poisson(g.bag_mean);
+  return BagLength::Fixed(g.bag_min);
+}
+
+}  // namespace
+
+const char* SplitName(Split split) { return split == Split::kTrain ? "train" : "eval"; }
+
+Result<data::gen::GeneratorOptions> GeneratorOptionsOf(const config::Config& cfg, Split split) {
+  const auto& ds = cfg.dataset;
+  const auto& g = ds.generator;
+  data::gen::GeneratorOptions o;
+  if (ds.preset == "criteo-kaggle") {
+    o = data::gen::CriteoKaggleOptions(ds.row_scale);
+  } else {
+    for (size_t t = 0; t < ds.table_rows.size(); ++t) {
+      data::gen::TableOptions table;
+      table.name = "C" + std::to_string(t + 1);
+      table.rows = std::max<uint64_t>(2, static_cast<uint64_t>(ds.table_rows[t] * ds.row_scale));
+      table.access = AccessDistribution::Zipf(1.05);
+      o.tables.push_back(table);
+    }
+  }
+  o.num_dense = static_cast<uint32_t>(ds.dense_features);
+  o.samples = split == Split::kTrain ? ds.samples : ds.eval_samples;
+  o.seed = split == Split::kTrain ? cfg.run.seed : cfg.run.seed ^ kEvalSeedSalt;
+  o.session_length = static_cast<uint32_t>(g.session_length);
+  o.base_ctr = g.base_ctr;
+  o.signal = g.signal;
+  o.threads = static_cast<uint32_t>(g.threads);
+  if (!g.session_dup.empty() && g.session_dup.size() != 1 && g.session_dup.size() != o.tables.size()) {
+    return Status::InvalidArgument("dataset.generator.session_dup has " + std::to_string(g.session_dup.size()) +
+                                   " values for " + std::to_string(o.tables.size()) +
+                                   " tables; give one value, or one per table");
+  }
+  for (size_t t = 0; t < o.tables.size(); ++t) {
+    auto& table = o.tables[t];
+    if (!g.skew.empty()) table.access = AccessOf(g);
+    table.bag = BagOf(g);
+    table.distinct_ids = g.distinct_ids;
+    if (!g.session_dup.empty()) table.session_dup_prob = g.session_dup[g.session_dup.size() == 1 ? 0 : t];
+  }
+  if (auto st = data::gen::Validate(o); !st.ok()) return st;
+  return o;
+}
+
+Result<std::unique_ptr<data::SampleReader>> OpenDatasetSplit(const config::Config& cfg, Split split) {
+  namespace r = data::readers;
+  const auto& ds = cfg.dataset;
+  using ReaderPtr = std::unique_ptr<data::SampleReader>;
+  if (ds.source == "generated") {
+    auto options = GeneratorOptionsOf(cfg, split);
+    if (!options.ok()) return options.status();
+    if (options->samples == 0) {
+      return Status::NotFound(std::string("dataset.") + (split == Split::kTrain ? "samples" : "eval_samples") +
+                              " is 0: there is no " + SplitName(split) + " split to read");
+    }
+    auto gen = data::gen::SyntheticGenerator::Open(std::move(options.value()));
+    if (!gen.ok()) return gen.status();
+    return ReaderPtr(std::move(gen.value()));
+  }
+  auto path = SplitPath(ds, split);
+  if (!path.ok()) return path.status();
+  if (ds.source == "actorrec") {
+    auto file = data::format::DatasetFileReader::Open(*path);
+    if (!file.ok()) return file.status();
+    return ReaderPtr(std::move(file.value()));
+  }
+  if (ds.source == "dlrm_binary") {
+    r::DlrmBinaryOptions options;
+    options.num_dense = static_cast<size_t>(ds.dense_features);
+    options.table_rows = ds.table_rows;
+    return r::OpenDlrmBinary({*path}, options, PolicyOf(ds));
+  }
+  if (ds.source == "torchrec_npy") {
+    r::NpyTripletOptions options;
+    options.table_rows = ds.table_rows;
+    r::NpyDayFiles files{*path + "_dense.npy", *path + "_sparse.npy", *path + "_labels.npy"};
+    return r::OpenNpyTriplets({files}, options, PolicyOf(ds));
+  }
+  auto format = TextFormatOf(ds);
+  if (!format.ok()) return format.status();
+  auto mapping = MappingOf(ds, format->get());
+  if (!mapping.ok()) return mapping.status();
+  auto reader = r::TextReader::Open({*path}, std::move(format.value()), mapping.value(), PolicyOf(ds));
+  if (!reader.ok()) return reader.status();
+  return ReaderPtr(std::move(reader.value()));
+}
+
+}  // namespace actorrec

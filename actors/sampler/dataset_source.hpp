@@ -1,0 +1,32 @@
+// Opens the samples a config's [dataset] describes, whatever their source:
+// the generator, a raw format (Criteo TSV, Avazu CSV, schema CSV, the DLRM
+// binary, TorchRec NumPy triplets) or actorrec's columnar format.
+//
+// Raw text sources map categorical values through a CategoricalMapping: it
+// is loaded from dataset.mapping_file when that exists, and otherwise built
+// from the training split (a counting pass for dictionaries) and saved there,
+// so the evaluation split always maps the same way as training.
+#pragma once
+
+#include <memory>
+
+#include "base/status.hpp"
+#include "configs/config.hpp"
+#include "data/gen/generator_options.hpp"
+#include "data/sample_reader.hpp"
+
+namespace actorrec {
+
+enum class Split { kTrain, kEval };
+const char* SplitName(Split split);
+
+// The reader of `split`. The eval split of generated data is a stream of its
+// own seed (disjoint from training); Failed preconditions (no eval_path, an
+// unreadable file) are errors naming the key or the file.
+Result<std::unique_ptr<data::SampleReader>> OpenDatasetSplit(const config::Config& cfg, Split split);
+
+// The generator options the config describes for `split` (exposed for
+// `actorrec data gen` and tests).
+Result<data::gen::GeneratorOptions> GeneratorOptionsOf(const config::Config& cfg, Split split);
+
+}  // namespace actorrec

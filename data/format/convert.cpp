@@ -1,0 +1,28 @@
+// The convert loop.
+#include "data/format/convert.hpp"
+
+#include <chrono>
+
+namespace actorrec::data::format {
+
+Result<ConvertReport> Convert(SampleReader& source, const std::string& out_path, ConvertOptions options) {
+  const auto start = std::chrono::steady_clock::now();
+  Result<std::unique_ptr<DatasetWriter>> writer = DatasetWriter::Create(out_path, source.schema(), options.writer);
+  if (!writer.ok()) return writer.status();
+  SampleBlock block;
+  for (;;) {
+    if (Status s = source.Next(options.block_samples, &block); !s.ok()) return s;
+    if (block.empty()) break;
+    if (Status s = (*writer)->Append(block); !s.ok()) return s;
+  }
+  ConvertReport report;
+  report.samples = (*writer)->samples();
+  Result<uint64_t> bytes = (*writer)->Finish();
+  if (!bytes.ok()) return bytes.status();
+  report.bytes = *bytes;
+  report.bad_records = source.bad_records();
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace actorrec::data::format

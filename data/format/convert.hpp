@@ -1,0 +1,33 @@
+// Convert: streams any SampleReader into a dataset file (what `actorrec data
+// convert` runs), with bounded memory: one source block plus one chunk.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/status.hpp"
+#include "data/format/dataset_writer.hpp"
+#include "data/sample_reader.hpp"
+
+namespace actorrec::data::format {
+
+struct ConvertOptions {
+  DatasetWriterOptions writer;
+  // Samples asked of the source per Next: the size of the block in memory
+  // besides the writer's chunk; beyond a few tens of thousands it only costs
+  // memory.
+  size_t block_samples = 65536;
+};
+
+struct ConvertReport {
+  uint64_t samples = 0;  // written
+  uint64_t bytes = 0;    // of the dataset file
+  double seconds = 0;    // wall clock, reading and writing
+  BadRecords bad_records;  // what the source skipped under its policy
+};
+
+// Writes all of `source` to `out_path` atomically: on error no file appears
+// there, and the status names the source's file and line or the output.
+Result<ConvertReport> Convert(SampleReader& source, const std::string& out_path, ConvertOptions options = {});
+
+}  // namespace actorrec::data::format

@@ -1,0 +1,55 @@
+// TextReader: a SampleReader over text files in one TextFormat (Criteo TSV,
+// Avazu CSV, schema CSV), mapping categorical values with a fixed
+// CategoricalMapping; and BuildMapping, the counting pass that makes one.
+//
+// Typical use: BuildMapping over the training files, Save() the mapping with
+// the dataset, then open the training and evaluation files with it (or
+// Load() it later). Memory is bounded by the chunk size plus the mapping.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.hpp"
+#include "data/readers/categorical.hpp"
+#include "data/readers/record_scanner.hpp"
+#include "data/readers/text_format.hpp"
+#include "data/sample_reader.hpp"
+
+namespace actorrec::data::readers {
+
+class TextReader final : public SampleReader {
+ public:
+  // The mapping's tables must be the format's, by name and order.
+  static Result<std::unique_ptr<TextReader>> Open(std::vector<std::string> paths, std::unique_ptr<TextFormat> format,
+                                                  std::shared_ptr<const CategoricalMapping> mapping,
+                                                  BadRecordPolicy policy, size_t chunk_bytes = kDefaultChunkBytes);
+
+  const DatasetSchema& schema() const override { return schema_; }
+  Status Next(size_t max_samples, SampleBlock* out) override;
+  const BadRecords& bad_records() const override { return scanner_.bad_records(); }
+
+ private:
+  TextReader(std::vector<std::string> paths, std::unique_ptr<TextFormat> format,
+             std::shared_ptr<const CategoricalMapping> mapping, BadRecordPolicy policy, size_t chunk_bytes);
+
+  std::unique_ptr<TextFormat> format_;
+  std::shared_ptr<const CategoricalMapping> mapping_;
+  RecordScanner scanner_;
+  DatasetSchema schema_;
+  RawRecord record_;
+};
+
+// One spec per table of `format`: a dictionary with `min_count`.
+std::vector<TableMappingSpec> DictionarySpecs(const TextFormat& format, uint64_t min_count);
+
+// The counting pass: reads every record of `paths` once and builds the
+// mapping `specs` describe (one per format table, same names and order).
+// Bad records follow `policy`; those skipped are added to *skipped if given
+// (the reading pass will meet and count them again).
+Result<CategoricalMapping> BuildMapping(const std::vector<std::string>& paths, TextFormat* format,
+                                        std::vector<TableMappingSpec> specs, BadRecordPolicy policy,
+                                        BadRecords* skipped = nullptr);
+
+}  // namespace actorrec::data::readers

@@ -1,0 +1,182 @@
+// Every input format, opened from a config: read directly and read back
+// after conversion to actorrec's columnar format, the samples are identical.
+#include "actors/sampler/dataset_source.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "data/format/convert.hpp"
+#include "data/format/dataset_file_reader.hpp"
+#include "tests/cluster/child_process.hpp"
+
+using namespace actorrec;
+using actorrec::testing::TempDir;
+using actorrec::testing::WriteFile;
+
+namespace {
+
+data::SampleBlock ReadAll(data::SampleReader& reader) {
+  data::SampleBlock all, block;
+  all.Reset(reader.schema());
+  for (;;) {
+    auto st = reader.Next(1000, &block);
+    REQUIRE(st.ok());
+    if (block.empty()) return all;
+    all.Append(block, 0, block.size());
+  }
+}
+
+// A config whose [dataset] is `dataset` (written into `dir`).
+config::Config ConfigWith(const TempDir& dir, const std::string& dataset) {
+  const std::string text = "[run]\nname = \"rt\"\noutput_dir = \"" + dir.path() +
+                           "/out\"\n[model]\nbottom_mlp = [16]\ntop_mlp = [8, 1]\n[dataset]\n" + dataset +
+                           "\n[cluster]\nsecret = \"round-trip-secret-0123\"\n[[cluster.member]]\nname = \"l\"\n"
+                           "address = \"127.0.0.1\"\nroles = [\"all\"]\n";
+  WriteFile(dir.File("rt.toml"), text);
+  return config::LoadConfig(dir.File("rt.toml"));
+}
+
+// Reads the configured train split directly, converts it, and compares.
+void CheckRoundTrip(const config::Config& cfg, const TempDir& dir, size_t expected_samples, size_t tables) {
+  auto direct = OpenDatasetSplit(cfg, Split::kTrain);
+  REQUIRE(direct.ok());
+  const data::SampleBlock want = ReadAll(**direct);
+  REQUIRE(want.size() == expected_samples);
+  REQUIRE(want.tables.size() == tables);
+  auto again = OpenDatasetSplit(cfg, Split::kTrain);
+  REQUIRE(again.ok());
+  auto report = data::format::Convert(**again, dir.File("rt.ards"));
+  REQUIRE(report.ok());
+  REQUIRE(report->samples == expected_samples);
+  auto file = data::format::DatasetFileReader::Open(dir.File("rt.ards"));
+  REQUIRE(file.ok());
+  REQUIRE((*file)->schema() == (*direct)->schema());
+  REQUIRE(ReadAll(**file) == want);
+}
+
+std::string Hex(uint32_t x) {
+  char buf[9];
+  std::snprintf(buf, sizeof buf, "%08x", x);
+  return buf;
+}
+
+void WriteNpy(const std::string& path, const std::string& descr, std::vector<size_t> shape, const void* data,
+              size_t bytes) {
+  std::string dims;
+  for (size_t d : shape) dims += std::to_string(d) + ",";
+  if (shape.size() > 1) dims.pop_back();
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  const uint16_t len = static_cast<uint16_t>(header.size());
+  out.append(reinterpret_cast<const char*>(&len), 2);
+  out += header;
+  out.append(static_cast<const char*>(data), bytes);
+  WriteFile(path, out);
+}
+
+}  // namespace
+
+TEST_CASE("Criteo TSV converts and reads back identically", "[data]") {
+  TempDir dir;
+  std::string tsv;
+  for (uint32_t i = 0; i < 300; ++i) {
+    tsv += std::to_string(i % 3 == 0);
+    for (int j = 0; j < 13; ++j) tsv += "\t" + (j == 4 && i % 5 == 0 ? std::string() : std::to_string(int(i * j) - 40));
+    for (int j = 0; j < 26; ++j) tsv += "\t" + (j == 7 && i % 7 == 0 ? std::string() : Hex(i % (j + 3) * 2654435761u));
+    tsv += "\n";
+  }
+  WriteFile(dir.File("day_0"), tsv);
+  CheckRoundTrip(ConfigWith(dir, "source = \"criteo_tsv\"\npath = \"day_0\"\ncategorical = \"hash\"\nhash_rows = 97"),
+                 dir, 300, 26);
+  CheckRoundTrip(ConfigWith(dir, "source = \"criteo_tsv\"\npath = \"day_0\"\nmapping_file = \"dict.map\""), dir, 300, 26);
+  REQUIRE(std::filesystem::exists(dir.File("dict.map")));
+}
+
+TEST_CASE("Avazu CSV converts and reads back identically", "[data]") {
+  TempDir dir;
+  std::string csv =
+      "id,click,hour,C1,banner_pos,site_id,site_domain,site_category,app_id,app_domain,app_category,device_id,"
+      "device_ip,device_model,device_type,device_conn_type,C14,C15,C16,C17,C18,C19,C20,C21\n";
+  for (int i = 0; i < 200; ++i) {
+    csv += std::to_string(1000 + i) + "," + std::to_string(i % 4 == 0) + ",141021" + (i % 24 < 10 ? "0" : "") +
+           std::to_string(i % 24);
+    for (int j = 0; j < 21; ++j) csv += ",v" + std::to_string((i * 31 + j) % (j + 2));
+    csv += "\n";
+  }
+  WriteFile(dir.File("train.csv"), csv);
+  CheckRoundTrip(ConfigWith(dir, "source = \"avazu_csv\"\npath = \"train.csv\"\ndense_features = 0"), dir, 200, 23);
+}
+
+TEST_CASE("the real Adult data converts and reads back identically through the schema CSV", "[data]") {
+  TempDir dir;
+  std::ifstream in(std::string(ACTORREC_SOURCE_DIR) + "/configs/adult.toml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string shared = std::string(ACTORREC_SOURCE_DIR) + "/../shared";
+  for (size_t at = text.find("\"../../shared"); at != std::string::npos; at = text.find("\"../../shared", at)) {
+    text.replace(at + 1, 12, shared);
+  }
+  text.replace(text.find("name = \"adult\""), 14, "name = \"adult\"\noutput_dir = \"" + dir.path() + "/out\"");
+  WriteFile(dir.File("adult.toml"), text);
+  CheckRoundTrip(config::LoadConfig(dir.File("adult.toml")), dir, 32561, 8);
+}
+
+TEST_CASE("the DLRM binary converts and reads back identically", "[data]") {
+  TempDir dir;
+  std::vector<int32_t> ints;
+  for (int32_t i = 0; i < 100; ++i) {
+    ints.push_back(i % 2);
+    for (int j = 0; j < 13; ++j) ints.push_back(i * j);
+    for (int j = 0; j < 26; ++j) ints.push_back((i * 7 + j) % 50);
+  }
+  WriteFile(dir.File("train.bin"), std::string(reinterpret_cast<const char*>(ints.data()), ints.size() * 4));
+  std::string rows = "table_rows = [";
+  for (int j = 0; j < 26; ++j) rows += std::string(j ? ", " : "") + "50";
+  CheckRoundTrip(ConfigWith(dir, "source = \"dlrm_binary\"\npath = \"train.bin\"\n" + rows + "]"), dir, 100, 26);
+}
+
+TEST_CASE("TorchRec NumPy triplets convert and read back identically", "[data]") {
+  TempDir dir;
+  const size_t n = 64;
+  std::vector<float> dense(n * 13);
+  std::vector<int32_t> sparse(n * 26), labels(n);
+  for (size_t i = 0; i < n; ++i) {
+    labels[i] = static_cast<int32_t>(i % 3 == 0);
+    for (size_t j = 0; j < 13; ++j) dense[i * 13 + j] = 0.25f * static_cast<float>(i + j);
+    for (size_t j = 0; j < 26; ++j) sparse[i * 26 + j] = static_cast<int32_t>((i + j) % 40);
+  }
+  WriteNpy(dir.File("day_0_dense.npy"), "<f4", {n, 13}, dense.data(), dense.size() * 4);
+  WriteNpy(dir.File("day_0_sparse.npy"), "<i4", {n, 26}, sparse.data(), sparse.size() * 4);
+  WriteNpy(dir.File("day_0_labels.npy"), "<i4", {n}, labels.data(), labels.size() * 4);
+  std::string rows = "table_rows = [";
+  for (int j = 0; j < 26; ++j) rows += std::string(j ? ", " : "") + "40";
+  CheckRoundTrip(ConfigWith(dir, "source = \"torchrec_npy\"\npath = \"day_0\"\n" + rows + "]"), dir, n, 26);
+}
+
+TEST_CASE("generated data converts and reads back identically, and its eval split differs", "[data]") {
+  TempDir dir;
+  auto cfg = ConfigWith(dir, "samples = 3000\neval_samples = 500\nrow_scale = 0.001");
+  CheckRoundTrip(cfg, dir, 3000, 26);
+  auto eval = OpenDatasetSplit(cfg, Split::kEval);
+  REQUIRE(eval.ok());
+  auto train = OpenDatasetSplit(cfg, Split::kTrain);
+  data::SampleBlock a = ReadAll(**eval), b;
+  REQUIRE(a.size() == 500);
+  REQUIRE((*train)->Next(500, &b).ok());
+  REQUIRE_FALSE(a.dense == b.dense);
+}
+
+TEST_CASE("a missing eval split is an error naming the key", "[data]") {
+  TempDir dir;
+  WriteFile(dir.File("x.tsv"), "1\t2\n");
+  auto cfg = ConfigWith(dir, "source = \"criteo_tsv\"\npath = \"x.tsv\"");
+  auto eval = OpenDatasetSplit(cfg, Split::kEval);
+  REQUIRE_FALSE(eval.ok());
+  REQUIRE_THAT(eval.status().message(), Catch::Contains("dataset.eval_path is not set"));
+}
