@@ -110,7 +110,7 @@ Result<data::gen::GeneratorOptions> GeneratorOptionsOf(const config::Config& cfg
   } else {
     for (size_t t = 0; t < ds.table_rows.size(); ++t) {
       data::gen::TableOptions table;
-      table.name = "C" + std::to_string(t + 1);
+      table.name = std::string("C").append(std::to_string(t + 1));  // append: GCC 12 -Wrestrict false positive on "C" + s
       table.rows = std::max<uint64_t>(2, static_cast<uint64_t>(ds.table_rows[t] * ds.row_scale));
       table.access = AccessDistribution::Zipf(1.05);
       o.tables.push_back(table);
