@@ -85,11 +85,13 @@ Status ValidateTable(const TableOptions& t) {
   const BagLength& b = t.bag;
   using L = BagLength::Kind;
   if (b.kind == L::kUniform && b.min > b.max) return Bad(where + "bag length min > max");
-  if (b.kind == L::kGeometric && !(b.mean >= 1.0 && b.mean <= 1e6)) return Bad(where + "geometric bag mean must be in [1, 1e6]");
+  // Bags are bounded so that a read of 64 Ki samples stays within a block's
+  // 32-bit offsets (SampleBlock).
+  if (b.kind == L::kGeometric && !(b.mean >= 1.0 && b.mean <= 1e4)) return Bad(where + "geometric bag mean must be in [1, 1e4]");
   // Poisson is drawn by sequential inversion, O(mean) per draw, from exp(-mean),
   // which must not underflow.
   if (b.kind == L::kPoisson && !(b.mean >= 0.0 && b.mean <= 500.0)) return Bad(where + "Poisson bag mean must be in [0, 500]");
-  if ((b.kind == L::kFixed || b.kind == L::kUniform) && b.max > 1'000'000) return Bad(where + "bag length above 1e6");
+  if ((b.kind == L::kFixed || b.kind == L::kUniform) && b.max > 10'000) return Bad(where + "bag length above 1e4");
   if (!InUnit(t.session_dup_prob)) return Bad(where + "session_dup_prob must be in [0, 1]");
   return Status::Ok();
 }

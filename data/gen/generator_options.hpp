@@ -41,9 +41,9 @@ struct AccessDistribution {
 // How many ids a sample's bag holds.
 struct BagLength {
   enum class Kind {
-    kFixed,      // always `min`
-    kUniform,    // uniform on [min, max]
-    kGeometric,  // on {1, 2, ...} with mean `mean` (>= 1): never empty
+    kFixed,      // always `min` (<= 1e4)
+    kUniform,    // uniform on [min, max] (max <= 1e4)
+    kGeometric,  // on {1, 2, ...} with mean `mean` in [1, 1e4]: never empty
     kPoisson,    // on {0, 1, ...} with mean `mean` (<= 500): empty bags happen, as for missing multi-hot values
   };
   Kind kind = Kind::kFixed;

@@ -20,7 +20,9 @@ constexpr int kMaxRedraws = 32;
 constexpr uint64_t kDenseStream = 0;
 constexpr uint64_t kLabelStream = 1;
 constexpr uint64_t kFirstTableStream = 2;
-// Keys the RNG of the label model's centring, apart from every block's.
+// Keys of the tables' permutations and of the label model's centring, apart
+// from the blocks' keys hash(seed, block index) (ASCII "perm" and "center").
+constexpr uint64_t kPermutationKey = 0x7065726dULL;
 constexpr uint64_t kCenterKey = 0x63656e746572ULL;
 
 }  // namespace
@@ -35,7 +37,7 @@ SyntheticGenerator::SyntheticGenerator(GeneratorOptions options)
     : options_(std::move(options)), schema_(SchemaOf(options_)), truth_(options_) {
   for (size_t t = 0; t < options_.tables.size(); ++t) {
     const TableOptions& table = options_.tables[t];
-    rows_.emplace_back(table.access, table.rows, HashPair(options_.seed, 0x2000 + t));
+    rows_.emplace_back(table.access, table.rows, HashPair(HashPair(options_.seed, kPermutationKey), t));
     bags_.emplace_back(table.bag);
     const bool single_hot = table.bag.kind == BagLength::Kind::kFixed && table.bag.min == 1;
     plans_.push_back({table.session_dup_prob, single_hot, truth_.HasLatent(t)});
@@ -210,8 +212,8 @@ void SyntheticGenerator::Refill() {
   if (threads == 1 || count == 1) {
     for (uint64_t k = 0; k < count; ++k) GenerateBlock(base + k, &pending_[k].block, &pending_[k].probabilities);
   } else {
-    // Threads per refill rather than a pool: a refill is tens of ms of
-    // work, against tens of us to start the threads.
+    // Threads per refill rather than a pool: each thread has kBlocksPerThread
+    // blocks, milliseconds of work, against tens of microseconds to start it.
     std::vector<std::thread> workers;
     for (uint64_t w = 0; w < std::min(threads, count); ++w) {
       workers.emplace_back([this, w, threads, count, base] {

