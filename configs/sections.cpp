@@ -315,6 +315,13 @@ void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetC
     if (auto file = t.String("mapping_file")) ds->mapping_file = ResolvePath(base_dir, *file);
   }
 
+  if (known && ds->source != "actorrec") {
+    t.NotApplicable("shuffle", "applies only to source = \"actorrec\" (convert other sources first for a "
+                               "shuffled epoch order)");
+  } else {
+    Assign(t.Bool("shuffle"), &ds->shuffle);
+  }
+
   auto generator = t.Table("generator");
   if (generator.present()) {
     if (known && !generated) {
@@ -336,7 +343,7 @@ void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetC
   static constexpr std::string_view kKeys[] = {
       "source",  "path",       "eval_path",  "preset",        "samples", "eval_samples",
       "dense_features", "table_rows", "row_scale", "on_bad_record", "categorical", "min_count",
-      "hash_rows", "mapping_file", "generator", "csv"};
+      "hash_rows", "mapping_file", "shuffle", "generator", "csv"};
   t.Finish(kKeys);
 }
 

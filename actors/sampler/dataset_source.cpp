@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "data/format/dataset_file_reader.hpp"
+#include "data/format/epoch_reader.hpp"
 #include "data/gen/synthetic_generator.hpp"
 #include "data/readers/avazu_csv.hpp"
 #include "data/readers/categorical.hpp"
@@ -180,6 +181,20 @@ Result<std::unique_ptr<data::SampleReader>> OpenDatasetSplit(const config::Confi
   auto reader = r::TextReader::Open({*path}, std::move(format.value()), mapping.value(), PolicyOf(ds));
   if (!reader.ok()) return reader.status();
   return ReaderPtr(std::move(reader.value()));
+}
+
+Result<std::unique_ptr<data::SampleReader>> OpenEpoch(const config::Config& cfg, Split split, uint32_t epoch) {
+  if (cfg.dataset.source != "actorrec") return OpenDatasetSplit(cfg, split);
+  auto path = SplitPath(cfg.dataset, split);
+  if (!path.ok()) return path.status();
+  auto dataset = data::format::Dataset::Open(*path);
+  if (!dataset.ok()) return dataset.status();
+  data::format::EpochOptions options;
+  options.seed = cfg.run.seed;
+  options.shuffle = cfg.dataset.shuffle && split == Split::kTrain;  // evaluation reads in file order
+  options.batch_size = static_cast<uint64_t>(cfg.training.batch_size);
+  return std::unique_ptr<data::SampleReader>(std::make_unique<data::format::EpochReader>(
+      std::shared_ptr<const data::format::Dataset>(std::move(dataset.value())), options, epoch));
 }
 
 }  // namespace actorrec

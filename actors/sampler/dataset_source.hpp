@@ -25,6 +25,12 @@ const char* SplitName(Split split);
 // unreadable file) are errors naming the key or the file.
 Result<std::unique_ptr<data::SampleReader>> OpenDatasetSplit(const config::Config& cfg, Split split);
 
+// The samples of `epoch` of `split` in the order the sampler streams them:
+// for actorrec dataset files the deterministic epoch order (shuffled from
+// run.seed unless dataset.shuffle = false, batches of training.batch_size);
+// every other source is read in its own order each epoch.
+Result<std::unique_ptr<data::SampleReader>> OpenEpoch(const config::Config& cfg, Split split, uint32_t epoch);
+
 // The generator options the config describes for `split` (exposed for
 // `actorrec data gen` and tests).
 Result<data::gen::GeneratorOptions> GeneratorOptionsOf(const config::Config& cfg, Split split);
