@@ -1,0 +1,79 @@
+// BatchRows: the oracle's input for one global batch. Per trainer slice and
+// per table, the distinct rows the slice touches, plus the inverse index and
+// bag offsets that turn them back into the slice's features.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/status.hpp"
+#include "data/sample_block.hpp"
+
+namespace actorrec::oracle {
+
+// One table of one trainer's slice: sample i's bag is
+// rows[inverse[p]] for p in [offsets[i], offsets[i + 1]).
+struct SliceTable {
+  std::vector<data::RowId> rows;  // distinct, in order of first use
+  std::vector<uint32_t> inverse;  // one per value position, each < rows.size()
+  std::vector<uint32_t> offsets;  // samples + 1 entries, starting at 0
+  bool operator==(const SliceTable&) const = default;
+};
+
+struct BatchRows {
+  uint32_t trainers = 0;
+  uint32_t tables = 0;
+  std::vector<SliceTable> slices;  // trainer-major: slices[w * tables + t]
+
+  SliceTable& slice(uint32_t w, uint32_t t) { return slices[size_t{w} * tables + t]; }
+  const SliceTable& slice(uint32_t w, uint32_t t) const { return slices[size_t{w} * tables + t]; }
+};
+
+struct SampleRange {
+  uint32_t begin = 0;
+  uint32_t end = 0;
+};
+
+// Trainer w's contiguous slice of a global batch of `samples` samples:
+// [w·samples/W, (w+1)·samples/W). Slices differ in size by at most one; the
+// oracle shell cuts the batch it sends each trainer with this same function.
+SampleRange SliceOf(uint32_t samples, uint32_t trainers, uint32_t w);
+
+// Builds BatchRows from a global batch's KJT. Keeps its scratch between
+// calls, so that building allocates only the output's vectors.
+class BatchRowsBuilder {
+ public:
+  // table_rows[t]: the cardinality of table t; rows must be below it.
+  explicit BatchRowsBuilder(std::vector<uint64_t> table_rows);
+
+  // Splits `batch` into `trainers` slices (SliceOf) and deduplicates each
+  // slice's bags per table. InvalidArgument when the batch does not have
+  // one KJT table per cardinality or holds a row id out of range.
+  Status Build(const data::SampleBlock& batch, uint32_t trainers, BatchRows* out);
+
+ private:
+  // Dedups one slice of table t into `out`. Small tables use a direct-
+  // indexed array (it fits in cache); large ones an open-addressing set,
+  // which lives in cache where an array over millions of rows would miss.
+  void Dedup(uint32_t t, const data::RowId* values, size_t count, SliceTable* out);
+  // Both write the distinct rows to distinct_rows_ and return their number.
+  size_t DedupDirect(uint32_t t, const data::RowId* values, size_t count, SliceTable* out);
+  size_t DedupHashed(const data::RowId* values, size_t count, SliceTable* out);
+
+  // Tables up to this many rows dedup through a direct array: 8 bytes a row,
+  // 512 KiB at most, which stays in L2 across the slices of a batch.
+  static constexpr uint64_t kDirectRows = uint64_t{1} << 16;
+
+  struct Cell {
+    uint64_t key;    // (stamp << 32) | row; another stamp means empty
+    uint32_t index;  // position in out->rows of the key's row
+  };
+
+  std::vector<uint64_t> table_rows_;
+  std::vector<std::vector<uint64_t>> direct_;  // per small table, per row: (stamp << 32) | index
+  std::vector<Cell> cells_;
+  std::vector<data::RowId> distinct_rows_;
+  uint32_t stamp_ = 0;  // one per Dedup call; both kinds of scratch compare it
+};
+
+}  // namespace actorrec::oracle

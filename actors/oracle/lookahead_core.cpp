@@ -1,0 +1,361 @@
+// The lookahead planning algorithm: coalescing on push, slots, sync sets and
+// evictions on plan.
+#include "actors/oracle/lookahead_core.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace actorrec::oracle {
+namespace {
+
+// Rows ahead whose state is prefetched. The loops over a batch's rows wait
+// on cache misses of the per-row state; an iteration takes a few ns and a
+// DRAM miss ~100 ns, so misses must be issued dozens of rows ahead. 64 is
+// sized from those two numbers: on the shared 2-core machine it was written
+// on, the benchmark could not tell 16 and 64 apart from its noise.
+constexpr size_t kPrefetchDistance = 64;
+
+std::string PartitionName(uint32_t p, const std::vector<uint32_t>& tables) {
+  // Appends only: GCC 12 at -O3 warns (-Wrestrict, a false positive) on
+  // `" " + std::to_string(…)`.
+  std::string s = "cache partition " + std::to_string(p) + " (tables";
+  for (size_t k = 0; k < tables.size() && k < 8; ++k) s.append(" ").append(std::to_string(tables[k]));
+  if (tables.size() > 8) s.append(" …");
+  return s.append(")");
+}
+
+// Per table, where its rows start in the per-row state (owned tables only,
+// in table order); the last entry is the total.
+std::vector<uint64_t> TableBases(const PlannerOptions& options, const std::vector<uint32_t>& owned) {
+  std::vector<bool> mine(options.table_rows.size(), false);
+  for (uint32_t p : owned) {
+    for (uint32_t t : options.partitions[p].tables) mine[t] = true;
+  }
+  std::vector<uint64_t> bases(options.table_rows.size() + 1, 0);
+  uint64_t rows = 0;
+  for (size_t t = 0; t < options.table_rows.size(); ++t) {
+    bases[t] = rows;
+    if (mine[t]) rows += options.table_rows[t];
+  }
+  bases.back() = rows;
+  return bases;
+}
+
+}  // namespace
+
+LookaheadCore::LookaheadCore(const PlannerOptions& options, std::vector<uint32_t> owned, uint32_t lookahead,
+                             bool bounded)
+    : trainers_(options.trainers),
+      tables_(static_cast<uint32_t>(options.table_rows.size())),
+      lookahead_(lookahead),
+      owned_(std::move(owned)),
+      table_base_(TableBases(options, owned_)),
+      state_(table_base_.back()),
+      records_(size_t{lookahead} + 1),
+      private_misses_(trainers_),
+      load_(trainers_),
+      quota_(trainers_),
+      next_group_(trainers_),
+      own_prefetch_(trainers_),
+      own_rows_(trainers_) {
+  ACTORREC_ASSERT(lookahead >= 1, "the core plans with a lookahead of at least 1");
+  for (uint32_t p : owned_) {
+    const Partition& part = options.partitions[p];
+    part_tables_.push_back(part.tables);
+    std::sort(part_tables_.back().begin(), part_tables_.back().end());
+    owned_tables_.insert(owned_tables_.end(), part.tables.begin(), part.tables.end());
+    pools_.emplace_back(FirstSlot(options, p), bounded ? part.capacity : UINT32_MAX - FirstSlot(options, p),
+                        lookahead);
+  }
+  std::sort(owned_tables_.begin(), owned_tables_.end());
+  for (Record& r : records_) {
+    r.table_begin.assign(tables_, 0);
+    r.table_end.assign(tables_, 0);
+    r.slice_begin.assign(size_t{trainers_} * tables_, 0);
+  }
+}
+
+void LookaheadCore::Push(const BatchRows& rows) {
+  ACTORREC_ASSERT(!WindowFull(), "push only while the window has room");
+  ACTORREC_ASSERT(pushed_ < UINT32_MAX - 1, "batch numbers fit the per-row state");
+  const uint32_t j = static_cast<uint32_t>(pushed_);
+  Record& record = RecordOf(j);
+  size_t slice_rows = 0;
+  for (uint32_t t : owned_tables_) {
+    for (uint32_t w = 0; w < trainers_; ++w) slice_rows += rows.slice(w, t).rows.size();
+  }
+  // At most one entry per slice row, plus one that a duplicate may scribble
+  // on: the loop below writes every candidate entry and keeps the new ones.
+  record.entries.resize(slice_rows + 1);
+  record.entry_of.resize(slice_rows);
+  Entry* entries = record.entries.data();
+  uint32_t* entry_of = record.entry_of.data();
+  // Batch j − 1 is unplanned (L >= 1): its rows that j uses are critical.
+  Entry* previous = j > 0 ? RecordOf(j - 1).entries.data() : nullptr;
+  // Flag updates that do not apply land here: the loop has no branches on
+  // the row's history, which no predictor can guess.
+  uint8_t unused_shared = 0, unused_adjacent = 0;
+  uint32_t size = 0, k = 0;
+  for (uint32_t t : owned_tables_) {
+    record.table_begin[t] = size;
+    RowState* state = state_.get() + table_base_[t];
+    for (uint32_t w = 0; w < trainers_; ++w) {
+      const std::vector<data::RowId>& slice = rows.slice(w, t).rows;
+      record.slice_begin[size_t{w} * tables_ + t] = k;
+      const size_t n = slice.size();
+      for (size_t i = 0; i < n; ++i) {
+        if (i + kPrefetchDistance < n) __builtin_prefetch(state + slice[i + kPrefetchDistance], 1);
+        RowState& st = state[slice[i]];
+        const uint32_t last_use = st.last_use, last_pos = st.last_pos;
+        const bool seen = last_use != 0;
+        const bool again = last_use == j + 1;  // an earlier slice of j touched it
+        const bool cached = seen && j - (last_use - 1) <= lookahead_;
+        const bool adjacent = seen && last_use == j;
+        entries[size] = Entry{slice[i], 0, static_cast<uint16_t>(w), static_cast<uint8_t>(cached ? kCached : 0)};
+        *(again ? &entries[last_pos].flags : &unused_shared) |= kShared;
+        *(adjacent ? &previous[last_pos].flags : &unused_adjacent) |= kNextAdjacent;
+        const uint32_t pos = again ? last_pos : size;
+        entry_of[k++] = pos;
+        st.last_use = j + 1;
+        st.last_pos = pos;
+        size += !again;
+      }
+    }
+    record.table_end[t] = size;
+  }
+  // entries keeps its length (its tail unused): shrinking it would have the
+  // next resize zero-fill the tail again.
+  ++pushed_;
+}
+
+Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
+  ACTORREC_ASSERT(planned_ < pushed_, "plan only pushed batches");
+  const uint64_t b = planned_;
+  Record& record = RecordOf(b);
+  if (plan != nullptr) {
+    // The lists keep their length from the last batch and are overwritten
+    // up to fill_ (growing a vector from empty would zero it first), then
+    // cut to what was written.
+    plan->trainers.resize(trainers_);
+    fill_.Reset(trainers_);
+    plan->batch = static_cast<int64_t>(b);
+    plan->lookahead = lookahead_;
+    plan->barrier = static_cast<int64_t>(b) - lookahead_ - 1 >= 0 ? static_cast<int64_t>(b) - lookahead_ - 1 : -1;
+  }
+  uint32_t occupancy = 0;
+  for (size_t i = 0; i < owned_.size(); ++i) {
+    if (Status s = PlanPartition(i, b, record, plan, &occupancy); !s.ok()) return s;
+  }
+  if (plan != nullptr) {
+    plan->occupancy = occupancy;
+    plan->prefetch.resize(fill_.prefetch);
+    plan->critical.resize(fill_.critical);
+    plan->delayed.resize(fill_.delayed);
+    plan->evictions.resize(fill_.evictions);
+    for (uint32_t w = 0; w < trainers_; ++w) {
+      plan->trainers[w].private_prefetch.resize(fill_.private_prefetch[w]);
+      plan->trainers[w].private_rows.resize(fill_.private_rows[w]);
+    }
+    BuildFeatures(record, rows, plan);
+  }
+  ++planned_;
+  return Status::Ok();
+}
+
+Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchPlan* plan, uint32_t* occupancy) {
+  SlotPool& pool = pools_[i];
+  pool.BeginBatch(b);
+  const uint32_t in_use_before = pool.in_use();
+  const uint32_t used_after_b = static_cast<uint32_t>(b) + 2;  // last_use > b + 1: used after b
+  uint32_t rows = 0;
+  for (uint32_t t : part_tables_[i]) rows += record.table_end[t] - record.table_begin[t];
+  uint32_t shared = 0, critical = 0, shared_misses = 0, shared_evictions = 0;
+  bool short_of_slots = false;
+  std::fill(private_misses_.begin(), private_misses_.end(), 0);
+  std::fill(load_.begin(), load_.end(), 0);
+  retired_.resize(rows);
+  uint32_t retired = 0;
+
+  // Pass 1: classify every row, give shared misses their slots, note the
+  // slots of evicted rows. Branch-free but for the (rare) shared miss.
+  for (uint32_t t : part_tables_[i]) {
+    RowState* state = state_.get() + table_base_[t];
+    Entry* entries = record.entries.data();
+    const uint32_t begin = record.table_begin[t], end = record.table_end[t];
+    for (uint32_t k = begin; k < end; ++k) {
+      // The record was written L batches ago and is cold: fetch it well
+      // ahead of the entries whose rows' state is prefetched.
+      if (k + 4 * kPrefetchDistance < end) __builtin_prefetch(entries + k + 4 * kPrefetchDistance, 1);
+      if (k + kPrefetchDistance < end) __builtin_prefetch(state + entries[k + kPrefetchDistance].row, 1);
+      Entry& e = entries[k];
+      RowState& st = state[e.row];
+      const uint8_t f = e.flags;
+      const bool has_next = st.last_use >= used_after_b;
+      const bool is_shared = ((f & kShared) != 0) | has_next;
+      const bool cached = (f & kCached) != 0;
+      e.flags = f | (has_next ? 0 : kEvict) | (is_shared ? 0 : kPrivate);
+      shared += is_shared;
+      critical += is_shared & ((f & kNextAdjacent) != 0);
+      shared_evictions += is_shared & !has_next;
+      load_[e.owner] += !is_shared;
+      private_misses_[e.owner] += !is_shared & !cached;
+      uint32_t slot = st.slot - 1;  // the row's slot when cached
+      if (is_shared && !cached) {
+        ++shared_misses;
+        short_of_slots |= !pool.Take(&slot);
+      }
+      e.slot = slot;
+      retired_[retired] = slot;
+      retired += (cached | is_shared) & !has_next;  // private misses retire their group below
+      st.slot = has_next ? slot + 1 : 0;
+    }
+  }
+  const uint32_t group = *std::max_element(private_misses_.begin(), private_misses_.end());
+  group_.clear();
+  for (uint32_t g = 0; g < group && !short_of_slots; ++g) {
+    uint32_t slot = 0;
+    short_of_slots = !pool.Take(&slot);
+    group_.push_back(slot);
+  }
+  if (short_of_slots) {
+    const uint64_t needed = uint64_t{in_use_before} + shared_misses + group;
+    return Status::InvalidArgument(PartitionName(owned_[i], part_tables_[i]) + " needs " + std::to_string(needed) +
+                                   " slots per trainer at batch " + std::to_string(b) + " with lookahead " +
+                                   std::to_string(lookahead_) + " but has " + std::to_string(pool.capacity()) +
+                                   ": raise its capacity or lower the lookahead");
+  }
+  pool.Retire(b, retired_.data(), retired);
+  pool.Retire(b, group_.data(), group);
+  *occupancy += pool.in_use();
+  if (plan == nullptr) return Status::Ok();
+  EmitLists(i, b, record, shared, critical, shared_misses, shared_evictions, plan);
+  return Status::Ok();
+}
+
+void LookaheadCore::EmitLists(size_t i, uint64_t b, Record& record, uint32_t shared, uint32_t critical,
+                              uint32_t shared_misses, uint32_t shared_evictions, BatchPlan* plan) {
+  uint32_t private_rows = 0, private_misses = 0;
+  for (uint32_t w = 0; w < trainers_; ++w) {
+    private_rows += load_[w];
+    private_misses += private_misses_[w];
+  }
+  // Each list is written through a cursor from its fill, with room for its
+  // exact count + 1: a row not meant for a list is written one past its
+  // last row, and not counted.
+  auto room = [](auto& list, uint32_t fill, uint32_t count) {
+    if (list.size() < size_t{fill} + count + 1) list.resize(size_t{fill} + count + 1);
+    return list.data() + fill;
+  };
+  RowSlot* prefetch = room(plan->prefetch, fill_.prefetch, shared_misses);
+  RowSlot* critical_at = room(plan->critical, fill_.critical, critical);
+  RowSlot* delayed = room(plan->delayed, fill_.delayed, shared - critical);
+  Eviction* evictions = room(plan->evictions, fill_.evictions, shared_evictions + (private_rows - private_misses));
+  for (uint32_t w = 0; w < trainers_; ++w) {
+    BatchPlan::Own& own = plan->trainers[w];
+    own_prefetch_[w] = room(own.private_prefetch, fill_.private_prefetch[w], private_misses_[w]);
+    own_rows_[w] = room(own.private_rows, fill_.private_rows[w], load_[w]);
+    next_group_[w] = 0;
+  }
+  SetWriterQuotas(b, shared_evictions);
+  uint32_t writer = static_cast<uint32_t>(b % trainers_);
+  for (uint32_t t : part_tables_[i]) {
+    Entry* entries = record.entries.data();
+    const uint32_t begin = record.table_begin[t], end = record.table_end[t];
+    for (uint32_t k = begin; k < end; ++k) {
+      Entry& e = entries[k];
+      const uint8_t f = e.flags;
+      if (f & kPrivate) {  // about one row in six: the branch is cheaper than writing every list
+        const uint32_t o = e.owner;
+        if (!(f & kCached)) {
+          e.slot = group_[next_group_[o]++];
+          *own_prefetch_[o]++ = {t, e.row, e.slot};
+        } else {
+          *evictions++ = {t, e.row, e.slot, o};
+        }
+        *own_rows_[o]++ = {t, e.row, e.slot};
+        continue;
+      }
+      const RowSlot row{t, e.row, e.slot};
+      const bool adjacent = (f & kNextAdjacent) != 0;
+      *prefetch = row;
+      prefetch += !(f & kCached);
+      *critical_at = row;
+      critical_at += adjacent;
+      *delayed = row;
+      delayed += !adjacent;
+      if (f & kEvict) {
+        while (quota_[writer] == 0) writer = writer + 1 == trainers_ ? 0 : writer + 1;
+        --quota_[writer];
+        *evictions++ = {t, e.row, e.slot, writer};
+        writer = writer + 1 == trainers_ ? 0 : writer + 1;
+      }
+    }
+  }
+  fill_.prefetch = static_cast<uint32_t>(prefetch - plan->prefetch.data());
+  fill_.critical = static_cast<uint32_t>(critical_at - plan->critical.data());
+  fill_.delayed = static_cast<uint32_t>(delayed - plan->delayed.data());
+  fill_.evictions = static_cast<uint32_t>(evictions - plan->evictions.data());
+  for (uint32_t w = 0; w < trainers_; ++w) {
+    fill_.private_prefetch[w] = static_cast<uint32_t>(own_prefetch_[w] - plan->trainers[w].private_prefetch.data());
+    fill_.private_rows[w] = static_cast<uint32_t>(own_rows_[w] - plan->trainers[w].private_rows.data());
+  }
+}
+
+void LookaheadCore::SetWriterQuotas(uint64_t b, uint32_t shared) {
+  // Water-filling: the lowest level such that raising every trainer's load
+  // to it absorbs `shared` write-backs.
+  const uint32_t lowest = *std::min_element(load_.begin(), load_.end());
+  uint64_t lo = lowest, hi = uint64_t{lowest} + shared;
+  auto room = [&](uint64_t level) {
+    uint64_t sum = 0;
+    for (uint32_t l : load_) sum += level > l ? level - l : 0;
+    return sum;
+  };
+  while (lo < hi) {
+    const uint64_t mid = (lo + hi) / 2;
+    if (room(mid) >= shared) hi = mid; else lo = mid + 1;
+  }
+  // Fill everyone to lo − 1, then hand the rest out one each to trainers at
+  // that level, starting from a trainer that rotates with the batch.
+  uint64_t given = 0;
+  for (uint32_t w = 0; w < trainers_; ++w) {
+    quota_[w] = lo > 0 && lo - 1 > load_[w] ? static_cast<uint32_t>(lo - 1 - load_[w]) : 0;
+    given += quota_[w];
+  }
+  for (uint32_t k = 0; given < shared; ++k) {
+    const uint32_t w = static_cast<uint32_t>((b + k) % trainers_);
+    if (uint64_t{load_[w]} + quota_[w] < lo) {
+      ++quota_[w];
+      ++given;
+    }
+  }
+}
+
+void LookaheadCore::BuildFeatures(const Record& record, BatchRows* rows, BatchPlan* plan) const {
+  for (uint32_t w = 0; w < trainers_; ++w) {
+    std::vector<TableFeatures>& features = plan->trainers[w].features;
+    features.resize(owned_tables_.size());
+    for (size_t k = 0; k < owned_tables_.size(); ++k) {
+      const uint32_t t = owned_tables_[k];
+      SliceTable& slice = rows->slice(w, t);
+      TableFeatures& f = features[k];
+      f.table = t;
+      f.unique_slots.resize(slice.rows.size());
+      const uint32_t* entry_of = record.entry_of.data() + record.slice_begin[size_t{w} * tables_ + t];
+      const Entry* entries = record.entries.data();
+      for (size_t u = 0; u < slice.rows.size(); ++u) f.unique_slots[u] = entries[entry_of[u]].slot;
+      // Swapped, not copied: the BatchRows is spent, and gets capacity back.
+      f.inverse.swap(slice.inverse);
+      f.offsets.swap(slice.offsets);
+    }
+  }
+}
+
+std::optional<int64_t> LookaheadCore::CachedUntil(uint32_t table, data::RowId row) const {
+  if (!std::binary_search(owned_tables_.begin(), owned_tables_.end(), table)) return std::nullopt;
+  const RowState& st = state_[table_base_[table] + row];
+  if (st.slot == 0) return std::nullopt;
+  return int64_t{st.last_use} - 1;
+}
+
+}  // namespace actorrec::oracle

@@ -1,0 +1,180 @@
+// LookaheadCore: the oracle's planning algorithm (ARCHITECTURE §3) for one
+// fixed lookahead L. Planner wraps it with the auto-L probe and buffering.
+//
+// Model. Batches are pushed in order and planned in order; batch b is
+// planned when b … b+L have been pushed (or the data has ended). For every
+// row of b:
+//  - cached: used by a batch in [b−L, b). It keeps its slot. Otherwise it is
+//    a miss and gets a slot now.
+//  - private: one trainer's slice touches it in b and no batch in b+1 … b+L
+//    uses it. A private miss is fetched by that trainer alone; a private row
+//    that is cached (it was shared before) is in every cache but only its
+//    user updates it, so it needs no sync either. All other rows are shared.
+//  - shared rows updated in b: critical when b+1 uses the row, else delayed.
+//  - evicted after b: no batch in b+1 … b+L uses it. Write-back by the owner
+//    for private rows; shared evictions are spread so that every trainer
+//    writes back about as many rows of b (private ones included).
+//
+// Slots. Shared rows have the same slot in every trainer's cache (logical
+// replication: trainers copy each other's state, and sync sets name one slot
+// per row). Private misses of b are packed: the i-th private miss of every
+// trainer shares the i-th slot of a group of max_w(private misses of w)
+// slots, which the other caches leave empty; so private rows cost about
+// what per-trainer slot spaces would, with one slot index per row.
+// A slot freed after batch e is handed out again only to batches ≥ e+L+1
+// (SlotPool's quarantine): their prefetch waits for the write-backs of
+// batches ≤ e (the barrier), so nothing lands before e's write-back has read
+// the slot. Occupancy counts every slot taken and not yet out of
+// quarantine, the same for every trainer: it bounds each cache's real use.
+// At steady state it is about the rows of L+1 batches plus the evictions of
+// L batches: quarantine roughly doubles what the live rows alone need.
+//
+// Partitions. Each cache partition has its own slot range, free slots,
+// quarantine and write-back balance, and its plan depends only on its
+// tables' rows. So oracles owning disjoint partitions produce, concatenated
+// in partition order, exactly a single oracle's plans (MergePlans), and the
+// per-row state holds only the owned tables.
+//
+// Invariants, with `last_use` the last pushed batch that uses a row:
+//  (1) when b is planned only batches ≤ b+L are pushed, so a row of b is
+//      evicted after b exactly when its last_use is b;
+//  (2) a row has a slot exactly from its miss to its eviction; a row pushed
+//      in j whose previous use p is within L (j − p ≤ L) is cached at j,
+//      because p, still unplanned when j is pushed, sees j in its window;
+//  (3) per-row state is direct-indexed by row id; the hot path allocates
+//      nothing per row (vectors are reused, their capacity kept).
+//
+// Thread-safety: none; one thread owns a core.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "actors/oracle/batch_rows.hpp"
+#include "actors/oracle/planner_options.hpp"
+#include "actors/oracle/slot_pool.hpp"
+#include "actors/oracle/trainer_plan.hpp"
+#include "actors/oracle/zeroed_array.hpp"
+#include "base/status.hpp"
+
+namespace actorrec::oracle {
+
+class LookaheadCore {
+ public:
+  // Plans the partitions `owned` of `options`. `bounded` false: slots never
+  // run out and only the peak occupancy matters (the auto-L probe).
+  // REQUIRES: Validate(options).ok(), lookahead >= 1.
+  LookaheadCore(const PlannerOptions& options, std::vector<uint32_t> owned, uint32_t lookahead, bool bounded);
+
+  LookaheadCore(const LookaheadCore&) = delete;
+  LookaheadCore& operator=(const LookaheadCore&) = delete;
+
+  uint32_t lookahead() const { return lookahead_; }
+  uint64_t pushed() const { return pushed_; }
+  uint64_t planned() const { return planned_; }
+  bool WindowFull() const { return pushed_ - planned_ == uint64_t{lookahead_} + 1; }
+
+  // Adds the next batch to the window.
+  // REQUIRES: !WindowFull(); rows has the options' shape, rows below the
+  // tables' cardinalities and distinct within each slice.
+  void Push(const BatchRows& rows);
+
+  // Plans batch planned(). With `plan`, fills it (lists of the owned
+  // partitions in partition order, features of the owned tables in table
+  // order, reusing the plan's capacity) and swaps the inverse and offsets
+  // out of `rows`, the BatchRows pushed for that batch. Without, only
+  // accounts slots. InvalidArgument naming the needed capacity when a
+  // partition runs out of slots; the core is unusable after an error.
+  // REQUIRES: planned() < pushed(), and WindowFull() unless no batch follows.
+  Status PlanNext(BatchRows* rows, BatchPlan* plan);
+
+  // The most slots partition owned[i] has held at once.
+  uint32_t peak(size_t i) const { return pools_[i].peak(); }
+
+  // The batch after which the cached row is evicted as far as the window
+  // shows now (its TTL), or nullopt when it is not cached.
+  std::optional<int64_t> CachedUntil(uint32_t table, data::RowId row) const;
+
+ private:
+  enum : uint8_t {
+    kShared = 1,        // two or more trainers touch the row in this batch
+    kCached = 2,        // used by a batch in [b−L, b)
+    kNextAdjacent = 4,  // batch b+1 uses the row
+    kEvict = 8,         // set when planned: no batch of b+1 … b+L uses it
+    kPrivate = 16,      // set when planned
+  };
+
+  // Per-row state, direct-indexed by table_base_[t] + row.
+  struct RowState {
+    uint32_t last_use;  // last pushed batch that uses the row, + 1; 0: never
+    uint32_t last_pos;  // the row's entry in that batch's record
+    uint32_t slot;      // slot + 1 while cached; 0 otherwise
+  };
+
+  // One distinct row of a batch (per table, in order of first use over the
+  // trainers' slices).
+  struct Entry {
+    data::RowId row;
+    uint32_t slot;   // valid once planned
+    uint16_t owner;  // first trainer to touch it: the only one when private
+    uint8_t flags;
+  };
+
+  // A pushed, unplanned batch.
+  struct Record {
+    std::vector<Entry> entries;                    // valid: those in the tables' ranges
+    std::vector<uint32_t> table_begin, table_end;  // per table: its entries
+    std::vector<uint32_t> entry_of;                // per slice row: its entry
+    std::vector<uint32_t> slice_begin;             // per (w, t): start in entry_of
+  };
+
+  Record& RecordOf(uint64_t b) { return records_[b % records_.size()]; }
+
+  // Plans partition owned_[i] of batch b, appending its lists to *plan
+  // when there is one; adds its occupancy to *occupancy.
+  Status PlanPartition(size_t i, uint64_t b, Record& record, BatchPlan* plan, uint32_t* occupancy);
+  // PlanPartition's second pass: the lists, from the classified entries and
+  // the counts of the first.
+  void EmitLists(size_t i, uint64_t b, Record& record, uint32_t shared, uint32_t critical, uint32_t shared_misses,
+                 uint32_t shared_evictions, BatchPlan* plan);
+  // Shares out `shared` write-backs over the trainers on top of load_.
+  void SetWriterQuotas(uint64_t b, uint32_t shared);
+  void BuildFeatures(const Record& record, BatchRows* rows, BatchPlan* plan) const;
+
+  const uint32_t trainers_;
+  const uint32_t tables_;
+  const uint32_t lookahead_;
+  std::vector<uint32_t> owned_;                     // partition indices
+  std::vector<std::vector<uint32_t>> part_tables_;  // per owned partition, ascending
+  std::vector<uint32_t> owned_tables_;              // ascending
+  std::vector<uint64_t> table_base_;                // per table, then the total; only owned tables count
+  ZeroedArray<RowState> state_;                     // untouched rows cost no memory
+  std::vector<Record> records_;                     // L + 1, by batch mod L + 1
+  std::vector<SlotPool> pools_;                     // per owned partition
+  uint64_t pushed_ = 0;
+  uint64_t planned_ = 0;
+
+  // Scratch of PlanPartition, kept for its capacity.
+  std::vector<uint32_t> private_misses_;  // per trainer
+  std::vector<uint32_t> load_;            // per trainer: its private rows of the batch
+  std::vector<uint32_t> quota_;           // per trainer: shared write-backs still to give
+  std::vector<uint32_t> group_;           // slots of the private misses
+  std::vector<uint32_t> next_group_;      // per trainer: its private misses given a slot so far
+  std::vector<uint32_t> retired_;         // slots freed after the batch
+  std::vector<RowSlot*> own_prefetch_, own_rows_;  // per trainer: write cursors into its lists
+
+  // Rows written so far to each list of the plan being built.
+  struct Fill {
+    uint32_t prefetch = 0, critical = 0, delayed = 0, evictions = 0;
+    std::vector<uint32_t> private_prefetch, private_rows;  // per trainer
+    void Reset(uint32_t trainers) {
+      prefetch = critical = delayed = evictions = 0;
+      private_prefetch.assign(trainers, 0);
+      private_rows.assign(trainers, 0);
+    }
+  };
+  Fill fill_;
+};
+
+}  // namespace actorrec::oracle

@@ -1,0 +1,121 @@
+// Planner: the oracle's functional core. Takes global batches in order and
+// returns, per batch, the plans of every trainer (a BatchPlan; ForTrainer(w)
+// gives trainer w's TrainerPlan, messages/plan.capnp).
+//
+// Usage, one thread:
+//   Planner planner(options);
+//   BatchPlan plan;                       // reused: planning allocates nothing
+//   while (more data) {
+//     while (!planner.CanPush()) { planner.PlanNext(&plan); emit(plan); }
+//     BatchRows rows = planner.RecycledRows();
+//     builder.Build(next batch, W, &rows);  // BatchRowsBuilder: from a KJT
+//     planner.Push(std::move(rows));
+//   }
+//   planner.Finish();
+//   while (planner.Ready()) { planner.PlanNext(&plan); emit(plan); }
+//
+// Batch b is planned once b+L has been pushed (or the data has ended), so
+// the planner holds at most L + 1 batches, plus the probe's batches while an
+// automatic L is being chosen. At the end of the data every row is evicted
+// after the last batch that uses it, so every update reaches the embedding
+// store. After an error Status the planner is unusable.
+//
+// Design decisions (the algorithm and its invariants: lookahead_core.hpp):
+//  - Slots: a shared row has the same slot in every trainer's cache; the
+//    private misses of a batch share a group of slots across trainers (the
+//    i-th of each trainer's takes the i-th slot), so one slot index space
+//    serves every cache and a batch's private misses cost
+//    max_w(private misses of w) slots, not their sum.
+//  - Quarantine: a slot freed after batch e is reused only by batches
+//    ≥ e+L+1, whose barrier covers e's write-back; quarantined slots count
+//    in the occupancy.
+//  - Private rows include cached rows whose only use in b is one trainer's
+//    and whose TTL is b: every cache holds them, the user updates and writes
+//    them back, nobody syncs them (plan.capnp privateRows).
+//  - Split by table: PlannerOptions::owned; oracles split this way merge to
+//    the single oracle's plans and, probing every partition, agree on
+//    auto-L (the largest L that fits all partitions, i.e. the minimum).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "actors/oracle/batch_rows.hpp"
+#include "actors/oracle/lookahead_core.hpp"
+#include "actors/oracle/planner_options.hpp"
+#include "actors/oracle/trainer_plan.hpp"
+#include "base/status.hpp"
+
+namespace actorrec::oracle {
+
+class Planner {
+ public:
+  // REQUIRES: Validate(options).ok().
+  explicit Planner(PlannerOptions options);
+
+  // Whether Push may be called: false while the window holds L + 1 unplanned
+  // batches (plan one first) and after Finish.
+  bool CanPush() const;
+
+  // Adds the next global batch. InvalidArgument when its shape or a row id
+  // does not match the options; with an automatic L, the probe's error when
+  // the batches that fill the probe do not fit even with L = 1.
+  // REQUIRES: CanPush().
+  Status Push(BatchRows rows);
+
+  // Marks the end of the data: the batches still held become plannable. With
+  // an automatic L the probe runs on what was pushed, if it has not yet.
+  Status Finish();
+
+  // Whether PlanNext may be called.
+  bool Ready() const;
+
+  // Plans the oldest unplanned batch into *plan, overwriting it and reusing
+  // its capacity. InvalidArgument naming the capacity needed when a cache
+  // partition runs out of slots.
+  // REQUIRES: Ready().
+  Status PlanNext(BatchPlan* plan);
+
+  // Finished and every batch planned.
+  bool Done() const;
+
+  // L, or 0 while an automatic L waits for its probe batches.
+  uint32_t lookahead() const { return core_ ? core_->lookahead() : 0; }
+  // How L was chosen, for the log: "lookahead 12 (given)" or the probe's
+  // result with its peak occupancies.
+  const std::string& lookahead_report() const { return report_; }
+
+  // The BatchRows of the last planned batch, emptied of meaning but not of
+  // capacity, for the caller to build the next batch into (a default one
+  // when there is none): with it and a reused BatchPlan, steady-state
+  // planning allocates nothing.
+  BatchRows RecycledRows() { return std::move(spare_); }
+
+  // Batches planned so far (the next PlanNext plans this batch number).
+  uint64_t planned() const { return core_ ? core_->planned() : 0; }
+
+  // The TTL of a cached row as the window shows it now, or nullopt.
+  std::optional<int64_t> CachedUntil(uint32_t table, data::RowId row) const;
+
+ private:
+  Status CheckShape(const BatchRows& rows) const;
+  // Chooses L from probe_ (auto-L) and starts the core.
+  Status RunProbe();
+  // Moves batches from probe_ into the core while its window has room.
+  void Refill();
+
+  PlannerOptions options_;
+  std::vector<uint32_t> owned_;
+  std::unique_ptr<LookaheadCore> core_;  // null until L is known
+  std::deque<BatchRows> window_;         // pushed to the core, unplanned, in order
+  std::deque<BatchRows> probe_;          // not yet pushed to the core
+  BatchRows spare_;                      // spent, for RecycledRows
+  bool finished_ = false;
+  std::string report_;
+};
+
+}  // namespace actorrec::oracle
