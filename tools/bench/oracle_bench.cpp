@@ -1,0 +1,186 @@
+// Oracle planning throughput on Criteo-Kaggle-shaped batches: samples
+// planned per second on one core, against the Bagpipe paper's 3.27 M/s, and
+// how the time per batch moves with the lookahead and the batch size.
+//
+// Usage: oracle_bench [measured batches per row, default 60]
+//
+// What is timed, in thread CPU time, the median over the measured batches
+// (the median because other processes' time slices evict the planner's
+// caches on a shared machine): per global batch, BatchRowsBuilder::Build (the per-slice
+// dedup of the KJT), Planner::Push and Planner::PlanNext (W plans, features
+// translated to slots). Not timed: generating the ids. Each row first runs
+// 2L + 2 batches untimed, so that slots are being reused from quarantine and
+// the window is full when timing starts.
+#include <time.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "actors/oracle/batch_rows.hpp"
+#include "actors/oracle/planner.hpp"
+
+using namespace actorrec;
+using namespace actorrec::oracle;
+
+namespace {
+
+// Criteo Kaggle (Display Advertising Challenge) cardinalities of C1 … C26.
+const std::vector<uint64_t> kKaggleRows = {1460,    583,  10131227, 2202608, 305,  24,      12517, 633,    3,
+                                           93145,   5683, 8351593,  3194,    27,   14992,   5461306, 10,   5652,
+                                           2173,    4,    7046547,  18,      15,   286181,  105,   142572};
+
+constexpr double kBagpipeSamplesPerSecond = 3.27e6;
+
+// Zipf(alpha) ranks by inverse CDF of the continuous power law on [1, n + 1),
+// scattered over the id space by a multiplicative bijection (as hashed or
+// dictionary-ordered preprocessing leaves them: the harder case for the
+// per-row state's caches), or, `ranked`, ids in frequency order (as a
+// converter that renumbers rows by frequency would leave them).
+class ZipfIds {
+ public:
+  ZipfIds(uint64_t n, double alpha, bool ranked) : n_(n), alpha_(alpha), ranked_(ranked) {
+    if (alpha != 1.0) {
+      scale_ = std::pow(double(n) + 1, 1 - alpha) - 1;
+      inv_ = 1 / (1 - alpha);
+    } else {
+      scale_ = std::log(double(n) + 1);
+    }
+  }
+  data::RowId operator()(double u) const {
+    const double x = alpha_ != 1.0 ? std::pow(scale_ * u + 1, inv_) : std::exp(scale_ * u);
+    uint64_t rank = static_cast<uint64_t>(x) - 1;
+    if (rank >= n_) rank = n_ - 1;
+    if (ranked_) return static_cast<data::RowId>(rank);
+    // 2654435761 is prime and above every cardinality: coprime to n.
+    return static_cast<data::RowId>(rank * 2654435761ull % n_);
+  }
+
+ private:
+  uint64_t n_;
+  double alpha_;
+  bool ranked_;
+  double scale_ = 0, inv_ = 0;
+};
+
+struct Row {
+  uint32_t batch, trainers, lookahead;
+  double alpha;
+  bool ranked = false;
+};
+
+struct Measured {
+  std::vector<double> build_s, push_s, plan_s;  // per batch
+  uint64_t batches = 0, shared = 0, privates = 0, fetched = 0;
+  uint32_t peak = 0;
+};
+
+// CPU time of this thread: the machine may be shared, and other processes'
+// time slices are not the planner's.
+double ThreadSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+Measured Run(const Row& row, uint32_t measured) {
+  PlannerOptions options;
+  options.trainers = row.trainers;
+  options.table_rows = kKaggleRows;
+  options.partitions = OnePartition(kKaggleRows.size(), 1u << 30);  // measure, do not limit
+  options.lookahead = row.lookahead;
+  Planner planner(options);
+  BatchRowsBuilder builder(kKaggleRows);
+  std::vector<ZipfIds> ids;
+  for (uint64_t n : kKaggleRows) ids.emplace_back(n, row.alpha, row.ranked);
+  std::mt19937_64 rng(42);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+
+  data::SampleBlock batch;
+  batch.Reset(0, kKaggleRows.size());
+  batch.labels.assign(row.batch, 0.0f);
+  for (auto& t : batch.tables) {
+    t.values.resize(row.batch);
+    t.offsets.resize(size_t{row.batch} + 1);
+    for (uint32_t i = 0; i <= row.batch; ++i) t.offsets[i] = i;
+  }
+  const uint64_t warm = 2 * uint64_t{row.lookahead} + 2;
+  Measured m;
+  BatchPlan plan;
+  for (uint64_t b = 0; m.batches < measured; ++b) {
+    for (size_t t = 0; t < kKaggleRows.size(); ++t) {
+      for (auto& v : batch.tables[t].values) v = ids[t](uniform(rng));
+    }
+    const bool timed = b >= warm + row.lookahead;  // plans of batches >= warm
+    const double t0 = ThreadSeconds();
+    if (!planner.CanPush()) {
+      if (Status s = planner.PlanNext(&plan); !s.ok()) std::abort();
+    }
+    const double t1 = ThreadSeconds();
+    BatchRows rows = planner.RecycledRows();
+    if (Status s = builder.Build(batch, row.trainers, &rows); !s.ok()) std::abort();
+    const double t2 = ThreadSeconds();
+    if (Status s = planner.Push(std::move(rows)); !s.ok()) std::abort();
+    const double t3 = ThreadSeconds();
+    if (timed) {
+      m.build_s.push_back(t2 - t1);
+      m.push_s.push_back(t3 - t2);
+      m.plan_s.push_back(t1 - t0);
+      ++m.batches;
+      m.peak = std::max(m.peak, plan.occupancy);
+      m.shared += plan.critical.size() + plan.delayed.size();
+      m.fetched += plan.prefetch.size();
+      for (const auto& own : plan.trainers) {
+        m.fetched += own.private_prefetch.size();
+        m.privates += own.private_rows.size();
+      }
+    }
+  }
+  return m;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+void Print(const Row& row, const Measured& m) {
+  std::vector<double> total(m.build_s.size());
+  for (size_t i = 0; i < total.size(); ++i) total[i] = m.build_s[i] + m.push_s[i] + m.plan_s[i];
+  const double per_batch = Median(total);
+  const double rate = row.batch / per_batch;
+  std::printf("%6u %3u %4u %5.2f %-9s | %6.2f %6.2f %6.2f %7.2f | %8.2f %7.2fx | %7.0f %7.0f %7.0f %8u\n",
+              row.batch, row.trainers, row.lookahead, row.alpha, row.ranked ? "ranked" : "scattered",
+              1e3 * Median(m.build_s), 1e3 * Median(m.push_s),
+              1e3 * Median(m.plan_s),
+              1e3 * per_batch, rate / 1e6, rate / kBagpipeSamplesPerSecond, double(m.shared) / m.batches,
+              double(m.privates) / m.batches, double(m.fetched) / m.batches, m.peak);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const uint32_t measured = argc > 1 ? static_cast<uint32_t>(std::atoi(argv[1])) : 60;
+  const int only = argc > 2 ? std::atoi(argv[2]) : -1;  // run one row of the table
+  std::printf("oracle planning, Criteo Kaggle shape (26 tables, one id each), Zipf ids, one core (thread CPU time)\n");
+  std::printf("%6s %3s %4s %5s %-9s | %6s %6s %6s %7s | %8s %8s | %7s %7s %7s %8s\n", "batch", "W", "L", "alpha",
+              "ids", "dedup", "push", "plan", "ms/bat", "M samp/s", "/Bagpipe", "shared", "private", "fetched",
+              "peak occ");
+  const std::vector<Row> rows = {
+      {16384, 8, 200, 1.05},  // the headline configuration
+      {16384, 8, 200, 0.8},   {16384, 8, 200, 1.2},                         // skew
+      {16384, 8, 1, 1.05},    {16384, 8, 10, 1.05},  {16384, 8, 50, 1.05},  // time vs L
+      {16384, 8, 400, 1.05},
+      {2048, 8, 200, 1.05},   {4096, 8, 200, 1.05},  {65536, 8, 50, 1.05},  // time vs batch size
+      {16384, 1, 200, 1.05},  {16384, 32, 200, 1.05},                       // trainers
+      {16384, 8, 200, 1.05, true}, {16384, 8, 200, 1.2, true},              // ids in frequency order
+  };
+  for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
+    if (only < 0 || only == i) Print(rows[i], Run(rows[i], measured));
+  }
+  return 0;
+}
