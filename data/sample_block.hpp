@@ -39,6 +39,13 @@ struct SampleBlock {
   struct Table {
     std::vector<uint32_t> offsets{0};  // size() + 1 entries
     std::vector<RowId> values;
+    // Ends the bag whose ids were appended to `values` since the last one.
+    void CloseBag() { offsets.push_back(static_cast<uint32_t>(values.size())); }
+    // Appends a bag holding exactly `row` (single-hot data).
+    void AppendSingle(RowId row) {
+      values.push_back(row);
+      CloseBag();
+    }
     bool operator==(const Table&) const = default;
   };
 

@@ -142,7 +142,7 @@ void SyntheticGenerator::GenerateTable(size_t t, uint64_t block_key, size_t coun
           for (int k = 0; k < kDim; ++k) v[k] *= inv;
       }
     }
-    table->offsets.push_back(static_cast<uint32_t>(table->values.size()));
+    table->CloseBag();
     logit[i] += effect;
   }
 }

@@ -97,11 +97,7 @@ class DlrmBinaryReader final : public SampleReader {
     }
     out->labels.push_back(label);
     for (size_t j = 0; j < options_.num_dense; ++j) out->dense.push_back(Log1pOfCount(v[1 + j]));
-    for (size_t t = 0; t < rows_.size(); ++t) {
-      auto& table = out->tables[t];
-      table.values.push_back(rows_[t]);
-      table.offsets.push_back(static_cast<uint32_t>(table.values.size()));
-    }
+    for (size_t t = 0; t < rows_.size(); ++t) out->tables[t].AppendSingle(rows_[t]);
     return Status::Ok();
   }
 

@@ -145,11 +145,7 @@ class NpyTripletReader final : public SampleReader {
     const size_t at = out->dense.size();
     out->dense.resize(at + num_dense_);
     if (num_dense_ > 0) std::memcpy(out->dense.data() + at, dense_at, 4 * num_dense_);
-    for (size_t t = 0; t < rows_.size(); ++t) {
-      auto& table = out->tables[t];
-      table.values.push_back(rows_[t]);
-      table.offsets.push_back(static_cast<uint32_t>(table.values.size()));
-    }
+    for (size_t t = 0; t < rows_.size(); ++t) out->tables[t].AppendSingle(rows_[t]);
     return Status::Ok();
   }
 

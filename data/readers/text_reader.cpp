@@ -57,9 +57,7 @@ Status TextReader::Next(size_t max_samples, SampleBlock* out) {
     out->labels.push_back(record_.label);
     out->dense.insert(out->dense.end(), record_.dense.begin(), record_.dense.begin() + num_dense);
     for (size_t t = 0; t < num_tables; ++t) {
-      auto& table = out->tables[t];
-      table.values.push_back(record_.present[t] ? mapping.Map(t, record_.keys[t]) : kMissingRow);
-      table.offsets.push_back(static_cast<uint32_t>(table.values.size()));
+      out->tables[t].AppendSingle(record_.present[t] ? mapping.Map(t, record_.keys[t]) : kMissingRow);
     }
   }
   return Status::Ok();
