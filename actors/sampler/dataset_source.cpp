@@ -20,9 +20,9 @@ namespace {
 using data::gen::AccessDistribution;
 using data::gen::BagLength;
 
-// The eval stream of generated data must not repeat training samples: it
-// uses a seed no training run uses.
-constexpr uint64_t kEvalSeedSalt = 0x5eed0e7a1ULL;
+// The eval split of generated data is another sample stream of the same
+// world (GeneratorOptions::stream): new samples, the same label model.
+constexpr uint64_t kEvalStream = 0x5eed0e7a1ULL;
 
 data::BadRecordPolicy PolicyOf(const config::DatasetConfig& ds) {
   return ds.on_bad_record == "skip" ? data::BadRecordPolicy::kSkip : data::BadRecordPolicy::kFail;
@@ -119,7 +119,8 @@ Result<data::gen::GeneratorOptions> GeneratorOptionsOf(const config::Config& cfg
   }
   o.num_dense = static_cast<uint32_t>(ds.dense_features);
   o.samples = split == Split::kTrain ? ds.samples : ds.eval_samples;
-  o.seed = split == Split::kTrain ? cfg.run.seed : cfg.run.seed ^ kEvalSeedSalt;
+  o.seed = cfg.run.seed;
+  o.stream = split == Split::kTrain ? 0 : kEvalStream;
   o.session_length = static_cast<uint32_t>(g.session_length);
   o.base_ctr = g.base_ctr;
   o.signal = g.signal;

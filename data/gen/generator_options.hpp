@@ -75,7 +75,14 @@ struct TableOptions {
 };
 
 struct GeneratorOptions {
+  // The world: the hidden label model, each table's hot rows and everything
+  // but the samples themselves.
   uint64_t seed = 1;
+  // Which sample stream of that world: 0 for training, another value for a
+  // held-out split, whose samples are new but labelled by the same model and
+  // drawn from the same hot rows (so a model trained on stream 0 can be
+  // evaluated on it).
+  uint64_t stream = 0;
   uint64_t samples = 1'000'000;
   uint32_t num_dense = 13;
   // Consecutive groups of this many samples form a session (1: no sessions).

@@ -171,7 +171,8 @@ void SyntheticGenerator::AppendBlock(uint64_t index, SampleBlock* out, std::vect
   // sampler needs to be in cache: a 768 KiB Zipf head fits a 1 MiB L2 alone,
   // not beside 25 other tables. Each column has its own RNG stream, keyed
   // by (seed, block, column).
-  const uint64_t block_key = HashPair(options_.seed, index);
+  const uint64_t stream_seed = options_.stream == 0 ? options_.seed : HashPair(options_.seed, options_.stream);
+  const uint64_t block_key = HashPair(stream_seed, index);
   // Per-thread scratch, kept between blocks: freshly allocated, the latents
   // (128 KiB a table) came from mmap and cost a page fault per 4 KiB.
   thread_local std::vector<double> logit;
