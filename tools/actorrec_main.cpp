@@ -15,6 +15,7 @@
 #include "configs/config.hpp"
 #include "gpu/device_probe.hpp"
 #include "tools/data_command.hpp"
+#include "tools/train_command.hpp"
 
 namespace {
 
@@ -57,12 +58,14 @@ int Train(const std::string& config_path, const std::string& log_level) {
             << ", " << cfg.cluster.TotalTrainers() << " trainer(s), " << cfg.cluster.TotalShards()
             << " embedding shard(s)\n"
             << "backend: " << gpu::DescribeBackend(gpu::ProbeDevices()) << "\n";
+  // The control plane first: every role's actor starts, registers and
+  // heartbeats. Training then runs the roles' cores in the lockstep driver
+  // (actors/trainer/lockstep_run.hpp) until the data plane is wired through
+  // the actors.
   const int code = RunInProcess(cfg, std::cout);
-  if (code == kExitOk) {
-    std::cout << "training: not built yet; no batch was run and no metric was produced (the training\n"
-                 "pipeline of ARCHITECTURE §3 lands with the synchronous-training issue)\n";
-  }
-  return code;
+  if (code != kExitOk) return code;
+  std::cout << "training with the lockstep driver: every role's core in this process, trainers in parallel\n";
+  return TrainConfig(cfg, std::cout, std::cerr);
 }
 
 int Node(const std::string& config_path, const std::string& member_flag, const std::string& role, int rank,

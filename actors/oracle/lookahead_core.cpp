@@ -46,6 +46,7 @@ std::vector<uint64_t> TableBases(const PlannerOptions& options, const std::vecto
 LookaheadCore::LookaheadCore(const PlannerOptions& options, std::vector<uint32_t> owned, uint32_t lookahead,
                              bool bounded)
     : trainers_(options.trainers),
+      all_shared_(!options.private_rows),
       tables_(static_cast<uint32_t>(options.table_rows.size())),
       lookahead_(lookahead),
       owned_(std::move(owned)),
@@ -191,7 +192,7 @@ Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchP
       RowState& st = state[e.row];
       const uint8_t f = e.flags;
       const bool has_next = st.last_use >= used_after_b;
-      const bool is_shared = ((f & kShared) != 0) | has_next;
+      const bool is_shared = ((f & kShared) != 0) | has_next | all_shared_;
       const bool cached = (f & kCached) != 0;
       e.flags = f | (has_next ? 0 : kEvict) | (is_shared ? 0 : kPrivate);
       shared += is_shared;

@@ -143,6 +143,7 @@ class LookaheadCore {
   void BuildFeatures(const Record& record, BatchRows* rows, BatchPlan* plan) const;
 
   const uint32_t trainers_;
+  const bool all_shared_;  // PlannerOptions::private_rows == false: every row is shared
   const uint32_t tables_;
   const uint32_t lookahead_;
   std::vector<uint32_t> owned_;                     // partition indices

@@ -36,6 +36,9 @@ struct PlannerOptions {
   // Partitions this instance plans (ascending); empty: all. Instances split
   // by table share every other option, so they agree on slots and on auto-L.
   std::vector<uint32_t> owned;
+  // False is the `replicated` mode (ARCHITECTURE §8): no row is private,
+  // every miss is a shared prefetch and every updated row is synced.
+  bool private_rows = true;
 };
 
 // All tables in one partition of `capacity` slots.

@@ -28,6 +28,10 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, std::string log
     if (getppid() != parent) _exit(127);  // the parent died before prctl
     int fd = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) _exit(127);
+    // Run in the log's folder (the test's temp dir): whatever the child
+    // writes relative to its working directory (runs/<name>/…) goes there.
+    const std::string dir = log_path_.substr(0, log_path_.find_last_of('/') + 1);
+    if (!dir.empty() && chdir(dir.c_str()) != 0) _exit(127);
     dup2(fd, STDOUT_FILENO);
     dup2(fd, STDERR_FILENO);
     close(fd);

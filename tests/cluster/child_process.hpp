@@ -16,6 +16,7 @@ namespace actorrec::testing {
 class ChildProcess {
  public:
   // Runs argv[0] with argv, output to `log_path`.
+  // Runs argv[0] (an absolute path) in the folder of log_path, output to log_path.
   ChildProcess(const std::vector<std::string>& argv, std::string log_path);
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;

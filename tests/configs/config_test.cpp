@@ -46,11 +46,11 @@ TEST_CASE("the embedded default loads as one process with every role", "[configs
   REQUIRE(c.model.embedding_dim == 16);
   REQUIRE(c.model.bottom_mlp == std::vector<int>{512, 256, 64, 16});
   REQUIRE(c.model.top_mlp == std::vector<int>{512, 256, 1});
-  REQUIRE(c.optimizer.dense == DenseOptimizer::kSgd);
-  REQUIRE(c.optimizer.sparse_lr == 0.1);
+  REQUIRE(c.optimizer.dense == DenseOptimizer::kAdam);
+  REQUIRE(c.optimizer.sparse_lr == 0.05);
   REQUIRE(c.dataset.source == "generated");
   REQUIRE(c.dataset.preset == "criteo-kaggle");
-  REQUIRE(c.dataset.samples == 262144);
+  REQUIRE(c.dataset.samples == 1048576);
   REQUIRE(c.dataset.eval_samples == 32768);
   REQUIRE(c.dataset.row_scale == 0.01);
   REQUIRE(c.training.mode == Mode::kLrppDelayed);

@@ -1,0 +1,606 @@
+#include "actors/trainer/lockstep_run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "actors/oracle/planner_options.hpp"
+#include "actors/sampler/dataset_source.hpp"
+#include "actors/trainer/row_sync.hpp"
+#include "base/digest.hpp"
+#include "gpu/cpu_backend.hpp"
+#include "models/init.hpp"
+
+namespace actorrec::trainer {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double Since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Hot rows for static_hot are chosen from this many first batches.
+constexpr uint64_t kHotProbeBatches = 64;
+
+}  // namespace
+
+LockstepRun::~LockstepRun() = default;
+
+const std::string& LockstepRun::lookahead_report() const {
+  return planner_ ? planner_->lookahead_report() : lookahead_report_;
+}
+
+uint64_t LockstepRun::row_bytes() const { return uint64_t{row_optimizer_->row_floats()} * sizeof(float); }
+
+void LockstepRun::InitRow(uint32_t t, uint64_t r, float* out) const {
+  models::InitRowWeights(cfg_.run.seed, t, r, table_rows_[t], spec_.embedding_dim, row_optimizer_->width(), out);
+  row_optimizer_->InitState(out + row_optimizer_->width());
+}
+
+Result<std::unique_ptr<LockstepRun>> LockstepRun::Create(const config::Config& cfg) {
+  std::unique_ptr<LockstepRun> run(new LockstepRun());
+  run->cfg_ = cfg;
+  run->mode_ = cfg.training.mode;
+  const uint32_t W = static_cast<uint32_t>(cfg.cluster.TotalTrainers());
+  const uint32_t S = static_cast<uint32_t>(cfg.cluster.TotalShards());
+  if (W == 0 || S == 0) {
+    return Status::InvalidArgument("cluster.member: a run needs at least one trainer and one embedding shard");
+  }
+
+  {  // The schema, from the first epoch's reader.
+    auto reader = OpenEpoch(cfg, Split::kTrain, 0);
+    if (!reader.ok()) return reader.status();
+    run->schema_ = (*reader)->schema();
+  }
+  const uint32_t T = static_cast<uint32_t>(run->schema_.num_tables());
+  for (const auto& t : run->schema_.tables) run->table_rows_.push_back(t.rows);
+
+  run->spec_ = models::SpecOf(cfg.model, static_cast<uint32_t>(run->schema_.num_dense()), T);
+  const models::OptimizerSettings dense_settings = models::DenseSettingsOf(cfg.optimizer);
+  const models::OptimizerSettings row_settings = models::SparseSettingsOf(cfg.optimizer);
+
+  for (uint32_t w = 0; w < W; ++w) {
+    run->backends_.push_back(gpu::MakeCpuBackend());
+    auto model = models::Model::Create(run->spec_, run->backends_.back().get());
+    if (!model.ok()) return model.status();
+    (*model)->Initialize(cfg.run.seed);
+    if (!run->row_optimizer_) {
+      run->row_optimizer_ = std::make_unique<models::RowOptimizer>(cfg.optimizer.sparse, row_settings,
+                                                                  (*model)->embedding_width());
+    }
+    const size_t params = (*model)->params().size();
+    auto dense = std::make_unique<models::DenseOptimizer>(cfg.optimizer.dense, dense_settings, params);
+    run->trainers_.push_back(std::make_unique<TrainerCore>(std::move(model).value(), std::move(dense),
+                                                           run->row_optimizer_.get(), run->backends_.back().get(),
+                                                           run->spec_.pooling, T, 0));
+  }
+
+  const embedding::RowFormat format{run->row_optimizer_->width(), run->row_optimizer_->state_floats()};
+  LockstepRun* self = run.get();
+  for (uint32_t s = 0; s < S; ++s) {
+    run->shards_.push_back(std::make_unique<embedding::ShardStore>(
+        s, S, run->table_rows_, format, [self](uint32_t t, uint64_t r, float* out) { self->InitRow(t, r, out); }));
+  }
+
+  BatchSequence::Options seq;
+  seq.batch_size = static_cast<uint32_t>(cfg.training.batch_size);
+  seq.epochs = static_cast<uint32_t>(cfg.training.epochs);
+  seq.max_batches = cfg.training.max_batches;
+  run->sequence_ = std::make_unique<BatchSequence>(
+      [cfg](uint32_t epoch) { return OpenEpoch(cfg, Split::kTrain, epoch); }, seq);
+  run->builder_ = std::make_unique<oracle::BatchRowsBuilder>(run->table_rows_);
+  run->slices_.resize(W);
+
+  switch (run->mode_) {
+    case config::Mode::kLrppDelayed:
+    case config::Mode::kLrpp:
+    case config::Mode::kReplicated: {
+      oracle::PlannerOptions options;
+      options.trainers = W;
+      options.table_rows = run->table_rows_;
+      options.partitions = oracle::OnePartition(T, static_cast<uint32_t>(cfg.training.cache_rows));
+      options.lookahead = static_cast<uint32_t>(cfg.training.lookahead);
+      options.private_rows = run->mode_ != config::Mode::kReplicated;
+      if (Status st = oracle::Validate(options); !st.ok()) {
+        return Status::InvalidArgument("training: " + st.message());
+      }
+      run->planner_ = std::make_unique<oracle::Planner>(options);
+      for (auto& t : run->trainers_) t->EnsureSlots(static_cast<uint32_t>(cfg.training.cache_rows));
+      break;
+    }
+    case config::Mode::kIdeal: {
+      uint64_t total = 0;
+      for (uint64_t rows : run->table_rows_) {
+        run->table_base_.push_back(total);
+        total += rows;
+      }
+      if (total >= (uint64_t{1} << 31)) {
+        return Status::InvalidArgument("training.mode = \"ideal\" keeps every row in every trainer; " +
+                                       std::to_string(total) + " rows are too many (use another mode)");
+      }
+      run->resident_slots_ = static_cast<uint32_t>(total);
+      break;
+    }
+    case config::Mode::kStaticHot:
+      if (Status st = run->ChooseHotRows(cfg); !st.ok()) return st;
+      break;
+    case config::Mode::kNoCache:
+      break;
+  }
+  if (!run->planned()) {
+    run->resident_touched_.assign(run->resident_slots_, 0);
+    for (auto& t : run->trainers_) t->EnsureSlots(run->resident_slots_);
+    run->direct_features_.resize(W);
+    run->staged_.resize(W);
+    // Resident rows start at their initial values in every replica.
+    for (uint32_t t = 0; t < T && run->mode_ == config::Mode::kIdeal; ++t) {
+      for (uint64_t r = 0; r < run->table_rows_[t]; ++r) {
+        const uint32_t slot = static_cast<uint32_t>(run->table_base_[t] + r);
+        run->InitRow(t, r, run->trainers_[0]->slot(slot));
+      }
+    }
+    for (const auto& [key, slot] : run->hot_slot_) {
+      run->InitRow(static_cast<uint32_t>(key >> 32), key & 0xffffffffu, run->trainers_[0]->slot(slot));
+    }
+    const size_t floats = size_t{run->resident_slots_} * run->row_optimizer_->row_floats();
+    for (uint32_t w = 1; w < W; ++w) {
+      std::memcpy(run->trainers_[w]->slot(0), run->trainers_[0]->slot(0), floats * sizeof(float));
+    }
+  }
+  return run;
+}
+
+Status LockstepRun::ChooseHotRows(const config::Config& cfg) {
+  // The cache_rows most used rows of the first batches (ties: smaller (t, r)),
+  // as a static cache would be filled from a profiling pass.
+  BatchSequence::Options seq;
+  seq.batch_size = static_cast<uint32_t>(cfg.training.batch_size);
+  seq.epochs = 1;
+  seq.max_batches = kHotProbeBatches;
+  BatchSequence probe([cfg](uint32_t epoch) { return OpenEpoch(cfg, Split::kTrain, epoch); }, seq);
+  std::unordered_map<uint64_t, uint64_t> counts;
+  data::Batch batch;
+  while (true) {
+    if (Status st = probe.Next(&batch); !st.ok()) return st;
+    if (probe.done()) break;
+    for (size_t t = 0; t < batch.samples.tables.size(); ++t) {
+      for (data::RowId r : batch.samples.tables[t].values) ++counts[Key(static_cast<uint32_t>(t), r)];
+    }
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> ranked(counts.begin(), counts.end());
+  const size_t keep = std::min<size_t>(ranked.size(), cfg.training.cache_rows);
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end(),
+                    [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+  ranked.resize(keep);
+  std::sort(ranked.begin(), ranked.end());  // slots in (t, r) order
+  for (size_t i = 0; i < ranked.size(); ++i) hot_slot_[ranked[i].first] = static_cast<uint32_t>(i);
+  resident_slots_ = static_cast<uint32_t>(ranked.size());
+  lookahead_report_ = "static_hot: " + std::to_string(resident_slots_) + " hot rows from the first " +
+                      std::to_string(kHotProbeBatches) + " batches";
+  return Status::Ok();
+}
+
+Result<bool> LockstepRun::Step(StepReport* report) {
+  *report = StepReport{};
+  return planned() ? StepPlanned(report) : StepDirect(report);
+}
+
+// ---------------------------------------------------------------- shared steps
+
+double LockstepRun::ComputeAll(const data::Batch& batch,
+                               const std::vector<const std::vector<oracle::TableFeatures>*>& features) {
+  const uint32_t W = trainers();
+  const uint32_t n = static_cast<uint32_t>(batch.samples.size());
+  const float grad_scale = 1.0f / static_cast<float>(n);
+  std::vector<double> losses(W, 0.0);
+  for (uint32_t w = 0; w < W; ++w) {
+    const oracle::SampleRange range = oracle::SliceOf(n, W, w);
+    slices_[w].Reset(batch.samples.num_dense, batch.samples.tables.size());
+    slices_[w].Append(batch.samples, range.begin, range.end);
+  }
+  auto work = [&](uint32_t w) { losses[w] = trainers_[w]->Compute(slices_[w], *features[w], grad_scale); };
+  std::vector<std::thread> threads;
+  for (uint32_t w = 1; w < W; ++w) threads.emplace_back(work, w);
+  work(0);
+  for (auto& t : threads) t.join();
+  double total = 0.0;
+  for (double l : losses) total += l;  // rank order
+  return total;
+}
+
+void LockstepRun::SyncDense() {
+  const size_t n = trainers_[0]->dense_grads().size();
+  dense_sum_.resize(n);
+  StartRowSum(dense_sum_.data(), static_cast<uint32_t>(n));
+  for (auto& t : trainers_) AddToRowSum(dense_sum_.data(), t->dense_grads().data(), static_cast<uint32_t>(n));
+  for (auto& t : trainers_) t->ApplyDense(dense_sum_);
+}
+
+Status LockstepRun::FetchInto(const std::vector<oracle::RowSlot>& rows, const std::vector<uint32_t>& to_trainers) {
+  if (rows.empty()) return Status::Ok();
+  const uint32_t S = shards();
+  const uint32_t floats = row_optimizer_->row_floats();
+  std::vector<std::vector<uint32_t>> tables(S), ids(S), index(S);
+  for (uint32_t i = 0; i < rows.size(); ++i) {
+    const uint32_t s = embedding::ShardOf(rows[i].table, rows[i].row, S);
+    tables[s].push_back(rows[i].table);
+    ids[s].push_back(rows[i].row);
+    index[s].push_back(i);
+  }
+  std::vector<float> buffer;
+  for (uint32_t s = 0; s < S; ++s) {
+    if (ids[s].empty()) continue;
+    buffer.resize(ids[s].size() * floats);
+    if (Status st = shards_[s]->Fetch(tables[s].data(), ids[s].data(), ids[s].size(), buffer.data()); !st.ok()) {
+      return st;
+    }
+    for (size_t k = 0; k < ids[s].size(); ++k) {
+      for (uint32_t w : to_trainers) {
+        std::memcpy(trainers_[w]->slot(rows[index[s][k]].slot), buffer.data() + k * floats, floats * sizeof(float));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status LockstepRun::StoreFrom(uint32_t trainer, const std::vector<oracle::RowSlot>& rows) {
+  if (rows.empty()) return Status::Ok();
+  const uint32_t S = shards();
+  const uint32_t floats = row_optimizer_->row_floats();
+  std::vector<std::vector<uint32_t>> tables(S), ids(S);
+  std::vector<std::vector<float>> data(S);
+  for (const oracle::RowSlot& r : rows) {
+    const uint32_t s = embedding::ShardOf(r.table, r.row, S);
+    tables[s].push_back(r.table);
+    ids[s].push_back(r.row);
+    const float* src = trainers_[trainer]->slot(r.slot);
+    data[s].insert(data[s].end(), src, src + floats);
+  }
+  for (uint32_t s = 0; s < S; ++s) {
+    if (ids[s].empty()) continue;
+    if (Status st = shards_[s]->Store(tables[s].data(), ids[s].data(), ids[s].size(), data[s].data()); !st.ok()) {
+      return st;
+    }
+  }
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------- planned modes
+
+Result<bool> LockstepRun::FeedPlanner() {
+  while (!planner_->Ready()) {
+    if (data_done_) return false;
+    data::Batch batch;
+    if (Status st = sequence_->Next(&batch); !st.ok()) return st;
+    if (sequence_->done()) {
+      data_done_ = true;
+      if (Status st = planner_->Finish(); !st.ok()) return Status::InvalidArgument("training.cache_rows: " + st.message());
+      continue;
+    }
+    oracle::BatchRows rows = planner_->RecycledRows();
+    if (Status st = builder_->Build(batch.samples, trainers(), &rows); !st.ok()) return st;
+    if (Status st = planner_->Push(std::move(rows)); !st.ok()) {
+      return Status::InvalidArgument("training.cache_rows: " + st.message());
+    }
+    pending_.push_back(std::move(batch));
+  }
+  return true;
+}
+
+Result<bool> LockstepRun::StepPlanned(StepReport* report) {
+  Result<bool> more = FeedPlanner();
+  if (!more.ok() || !*more) return more;
+  if (Status st = planner_->PlanNext(&plan_); !st.ok()) {
+    return Status::InvalidArgument("training.cache_rows: " + st.message());
+  }
+  data::Batch batch = std::move(pending_.front());
+  pending_.pop_front();
+  const uint32_t W = trainers();
+  report->epoch = batch.epoch;
+  report->batch = batch.index;
+  report->samples = batch.samples.size();
+
+  // Prefetch: in lockstep every write-back of earlier batches is already on
+  // the shards, so the barrier (plan_.barrier) holds.
+  auto t0 = Clock::now();
+  std::vector<uint32_t> everyone(W);
+  for (uint32_t w = 0; w < W; ++w) everyone[w] = w;
+  if (Status st = FetchInto(plan_.prefetch, everyone); !st.ok()) return st;
+  for (const oracle::RowSlot& r : plan_.prefetch) location_[Key(r.table, r.row)] = {kEveryTrainer, r.slot};
+  report->fetched_rows = plan_.prefetch.size() * W;
+  report->missed_rows = plan_.prefetch.size();
+  for (uint32_t w = 0; w < W; ++w) {
+    const auto& own = plan_.trainers[w].private_prefetch;
+    if (Status st = FetchInto(own, {w}); !st.ok()) return st;
+    for (const oracle::RowSlot& r : own) location_[Key(r.table, r.row)] = {w, r.slot};
+    report->fetched_rows += own.size();
+    report->missed_rows += own.size();
+  }
+  report->fetch_s = Since(t0);
+
+  t0 = Clock::now();
+  std::vector<const std::vector<oracle::TableFeatures>*> features(W);
+  for (uint32_t w = 0; w < W; ++w) features[w] = &plan_.trainers[w].features;
+  report->loss_sum = ComputeAll(batch, features);
+  report->compute_s = Since(t0);
+
+  t0 = Clock::now();
+  SyncDense();
+  report->dense_sync_s = Since(t0);
+
+  // Sparse: private rows by their owner; critical and delayed rows summed in
+  // rank order and applied by every cache.
+  t0 = Clock::now();
+  const uint32_t width = row_optimizer_->width();
+  for (uint32_t w = 0; w < W; ++w) {
+    for (const oracle::RowSlot& r : plan_.trainers[w].private_rows) {
+      const float* g = trainers_[w]->RowGrad(r.slot);
+      ACTORREC_ASSERT(g != nullptr, "a private row is used by its owner");
+      trainers_[w]->ApplyRow(r.slot, g);
+    }
+    report->private_rows += plan_.trainers[w].private_rows.size();
+  }
+  row_sums_.resize(width);
+  for (const auto* set : {&plan_.critical, &plan_.delayed}) {
+    for (const oracle::RowSlot& r : *set) {
+      StartRowSum(row_sums_.data(), width);
+      for (uint32_t w = 0; w < W; ++w) {
+        if (const float* g = trainers_[w]->RowGrad(r.slot)) AddToRowSum(row_sums_.data(), g, width);
+      }
+      for (uint32_t w = 0; w < W; ++w) trainers_[w]->ApplyRow(r.slot, row_sums_.data());
+    }
+  }
+  report->synced_critical = plan_.critical.size();
+  report->synced_delayed = plan_.delayed.size();
+  report->unique_rows = plan_.critical.size() + plan_.delayed.size() + report->private_rows;
+  report->sparse_sync_s = Since(t0);
+
+  // Evictions: the writer writes each row back; private prefetches go back
+  // from their owner.
+  t0 = Clock::now();
+  std::vector<std::vector<oracle::RowSlot>> writes(W);
+  for (const oracle::Eviction& e : plan_.evictions) writes[e.writer].push_back({e.table, e.row, e.slot});
+  for (uint32_t w = 0; w < W; ++w) {
+    const auto& own = plan_.trainers[w].private_prefetch;
+    writes[w].insert(writes[w].end(), own.begin(), own.end());
+  }
+  for (uint32_t w = 0; w < W; ++w) {
+    if (Status st = StoreFrom(w, writes[w]); !st.ok()) return st;
+    for (const oracle::RowSlot& r : writes[w]) location_.erase(Key(r.table, r.row));
+    report->written_rows += writes[w].size();
+  }
+  report->write_back_s = Since(t0);
+  return true;
+}
+
+// ---------------------------------------------------------------- direct modes
+
+Result<bool> LockstepRun::StepDirect(StepReport* report) {
+  data::Batch batch;
+  if (Status st = sequence_->Next(&batch); !st.ok()) return st;
+  if (sequence_->done()) return false;
+  const uint32_t W = trainers();
+  const uint32_t T = static_cast<uint32_t>(table_rows_.size());
+  report->epoch = batch.epoch;
+  report->batch = batch.index;
+  report->samples = batch.samples.size();
+  if (Status st = builder_->Build(batch.samples, W, &rows_); !st.ok()) return st;
+
+  // Slots: resident rows where they live, the others staged after them.
+  auto t0 = Clock::now();
+  for (uint32_t w = 0; w < W; ++w) {
+    auto& features = direct_features_[w];
+    auto& staged = staged_[w];
+    features.resize(T);
+    staged.clear();
+    uint32_t next = resident_slots_;
+    for (uint32_t t = 0; t < T; ++t) {
+      const oracle::SliceTable& slice = rows_.slice(w, t);
+      oracle::TableFeatures& f = features[t];
+      f.table = t;
+      f.inverse = slice.inverse;
+      f.offsets = slice.offsets;
+      f.unique_slots.resize(slice.rows.size());
+      for (size_t u = 0; u < slice.rows.size(); ++u) {
+        const data::RowId r = slice.rows[u];
+        uint32_t slot;
+        if (mode_ == config::Mode::kIdeal) {
+          slot = static_cast<uint32_t>(table_base_[t] + r);
+        } else if (auto it = hot_slot_.find(Key(t, r)); it != hot_slot_.end()) {
+          slot = it->second;
+        } else {
+          slot = next++;
+          staged.push_back({t, r, slot});
+        }
+        f.unique_slots[u] = slot;
+      }
+    }
+    trainers_[w]->EnsureSlots(next);
+    if (Status st = FetchInto(staged, {w}); !st.ok()) return st;
+    report->fetched_rows += staged.size();
+  }
+  report->fetch_s = Since(t0);
+
+  t0 = Clock::now();
+  std::vector<const std::vector<oracle::TableFeatures>*> features(W);
+  for (uint32_t w = 0; w < W; ++w) features[w] = &direct_features_[w];
+  report->loss_sum = ComputeAll(batch, features);
+  report->compute_s = Since(t0);
+
+  t0 = Clock::now();
+  SyncDense();
+  report->dense_sync_s = Since(t0);
+
+  // Sum every touched row's gradient over trainers in rank order.
+  t0 = Clock::now();
+  const uint32_t width = row_optimizer_->width();
+  sum_index_.clear();
+  sum_keys_.clear();
+  std::vector<uint32_t> resident_of;  // per sum: resident slot, or UINT32_MAX
+  for (uint32_t w = 0; w < W; ++w) {
+    for (uint32_t t = 0; t < T; ++t) {
+      const oracle::SliceTable& slice = rows_.slice(w, t);
+      const oracle::TableFeatures& f = direct_features_[w][t];
+      for (size_t u = 0; u < slice.rows.size(); ++u) {
+        const uint64_t key = Key(t, slice.rows[u]);
+        auto [it, fresh] = sum_index_.try_emplace(key, static_cast<uint32_t>(sum_keys_.size()));
+        if (fresh) {
+          sum_keys_.push_back(key);
+          resident_of.push_back(f.unique_slots[u] < resident_slots_ ? f.unique_slots[u] : UINT32_MAX);
+          row_sums_.resize(sum_keys_.size() * width);
+          StartRowSum(row_sums_.data() + size_t{it->second} * width, width);
+        }
+        AddToRowSum(row_sums_.data() + size_t{it->second} * width, trainers_[w]->RowGrad(f.unique_slots[u]), width);
+      }
+    }
+  }
+  report->unique_rows = sum_keys_.size();
+  // Resident rows: every replica applies the sum. The others: their shard.
+  const uint32_t S = shards();
+  std::vector<std::vector<uint32_t>> tables(S), ids(S), which(S);
+  for (uint32_t i = 0; i < sum_keys_.size(); ++i) {
+    const float* sum = row_sums_.data() + size_t{i} * width;
+    if (resident_of[i] != UINT32_MAX) {
+      for (uint32_t w = 0; w < W; ++w) trainers_[w]->ApplyRow(resident_of[i], sum);
+      resident_touched_[resident_of[i]] = 1;
+      ++report->synced_critical;
+      continue;
+    }
+    const uint32_t t = static_cast<uint32_t>(sum_keys_[i] >> 32);
+    const data::RowId r = static_cast<data::RowId>(sum_keys_[i]);
+    const uint32_t s = embedding::ShardOf(t, r, S);
+    tables[s].push_back(t);
+    ids[s].push_back(r);
+    which[s].push_back(i);
+    ++report->missed_rows;
+  }
+  for (uint32_t w = 0; w < W; ++w) report->written_rows += staged_[w].size();  // each trainer pushes its gradients
+  for (uint32_t s = 0; s < S; ++s) {
+    if (ids[s].empty()) continue;
+    const auto& idx = which[s];
+    Status st = shards_[s]->Update(tables[s].data(), ids[s].data(), ids[s].size(), [&](float* row, size_t k) {
+      row_optimizer_->Apply(row, row_sums_.data() + size_t{idx[k]} * width);
+    });
+    if (!st.ok()) return st;
+  }
+  report->sparse_sync_s = Since(t0);
+  return true;
+}
+
+// ---------------------------------------------------------------- end, evaluation, digest
+
+Status LockstepRun::Finish() {
+  if (planned()) {
+    // The planner evicts every row after its last use and at the end of the
+    // data; nothing is left in the caches once every batch has run.
+    if (!location_.empty()) {
+      return Status::InvalidArgument("run ended with " + std::to_string(location_.size()) +
+                                     " rows still cached: Finish() before the last batch");
+    }
+    return Status::Ok();
+  }
+  std::vector<oracle::RowSlot> touched;
+  for (uint32_t t = 0; t < table_rows_.size() && mode_ == config::Mode::kIdeal; ++t) {
+    for (uint64_t r = 0; r < table_rows_[t]; ++r) {
+      const uint32_t slot = static_cast<uint32_t>(table_base_[t] + r);
+      if (resident_touched_[slot]) touched.push_back({t, static_cast<data::RowId>(r), slot});
+    }
+  }
+  std::vector<std::pair<uint64_t, uint32_t>> hot(hot_slot_.begin(), hot_slot_.end());
+  std::sort(hot.begin(), hot.end());
+  for (const auto& [key, slot] : hot) {
+    if (resident_touched_[slot]) touched.push_back({static_cast<uint32_t>(key >> 32), static_cast<data::RowId>(key), slot});
+  }
+  return StoreFrom(0, touched);
+}
+
+Result<EvalReport> LockstepRun::Evaluate(uint64_t max_samples) {
+  auto reader = OpenDatasetSplit(cfg_, Split::kEval);
+  if (!reader.ok()) return reader.status();
+  const uint32_t T = static_cast<uint32_t>(table_rows_.size());
+  const uint32_t floats = row_optimizer_->row_floats();
+  const uint32_t width = row_optimizer_->width();
+  const size_t block_size = static_cast<size_t>(cfg_.training.batch_size);
+  models::MetricAccumulator metrics;
+  data::SampleBlock block;
+  oracle::BatchRows rows;
+  std::vector<oracle::TableFeatures> features(T);
+  std::vector<float> staged, pooled, logits;
+  uint64_t seen = 0;
+  TrainerCore& scorer = *trainers_[0];
+  while (max_samples == 0 || seen < max_samples) {
+    size_t want = block_size;
+    if (max_samples != 0) want = std::min<uint64_t>(want, max_samples - seen);
+    if (Status st = (*reader)->Next(want, &block); !st.ok()) return st;
+    if (block.empty()) break;
+    if (Status st = builder_->Build(block, 1, &rows); !st.ok()) return st;
+    // Each unique row's latest value: a cache or replica holding it, else its shard.
+    uint32_t next = 0;
+    for (uint32_t t = 0; t < T; ++t) next += static_cast<uint32_t>(rows.slice(0, t).rows.size());
+    staged.resize(size_t{next} * floats);
+    next = 0;
+    for (uint32_t t = 0; t < T; ++t) {
+      const oracle::SliceTable& slice = rows.slice(0, t);
+      features[t].table = t;
+      features[t].inverse = slice.inverse;
+      features[t].offsets = slice.offsets;
+      features[t].unique_slots.resize(slice.rows.size());
+      for (size_t u = 0; u < slice.rows.size(); ++u, ++next) {
+        features[t].unique_slots[u] = next;
+        float* out = staged.data() + size_t{next} * floats;
+        const data::RowId r = slice.rows[u];
+        const float* held = nullptr;
+        if (planned()) {
+          if (auto it = location_.find(Key(t, r)); it != location_.end()) {
+            const uint32_t owner = it->second.owner == kEveryTrainer ? 0 : it->second.owner;
+            held = trainers_[owner]->slot(it->second.slot);
+          }
+        } else if (mode_ == config::Mode::kIdeal) {
+          held = scorer.slot(static_cast<uint32_t>(table_base_[t] + r));
+        } else if (auto it = hot_slot_.find(Key(t, r)); it != hot_slot_.end()) {
+          held = scorer.slot(it->second);
+        }
+        if (held) {
+          std::memcpy(out, held, floats * sizeof(float));
+        } else if (Status st = shards_[embedding::ShardOf(t, r, shards())]->Peek(t, r, out); !st.ok()) {
+          return st;
+        }
+      }
+    }
+    const size_t n = block.size();
+    pooled.resize(n * T * width);
+    logits.resize(n);
+    PoolSlice(scorer.backend(), staged.data(), floats, width, scorer.pooling(), features, n, pooled.data());
+    models::SliceView view;
+    view.samples = n;
+    view.dense = block.dense.data();
+    view.labels = block.labels.data();
+    scorer.model().Predict(view, pooled.data(), logits.data());
+    metrics.Add(logits, block.labels);
+    seen += n;
+  }
+  EvalReport report;
+  report.samples = seen;
+  report.auc = metrics.auc();
+  report.log_loss = metrics.log_loss();
+  report.accuracy = metrics.accuracy();
+  return report;
+}
+
+std::span<const float> LockstepRun::dense_params(uint32_t w) const {
+  return trainers_[w]->model().params();
+}
+
+uint64_t LockstepRun::ParameterDigest() const {
+  const auto first = dense_params(0);
+  for (uint32_t w = 1; w < trainers(); ++w) {
+    const auto other = dense_params(w);
+    ACTORREC_ASSERT(other.size() == first.size() &&
+                        std::memcmp(other.data(), first.data(), first.size_bytes()) == 0,
+                    "dense replicas diverged");
+  }
+  uint64_t digest = Digest64(std::string_view(reinterpret_cast<const char*>(first.data()), first.size_bytes()));
+  for (const auto& s : shards_) digest = Digest64(std::to_string(s->Digest()), digest);
+  return digest;
+}
+
+}  // namespace actorrec::trainer

@@ -1,0 +1,155 @@
+// LockstepRun: a whole training run of one config (sampler, oracle,
+// embedding shards, W trainers with their caches, the sync of dense and
+// sparse gradients) driven batch by batch from one thread, the trainers'
+// forward and backward in parallel.
+//
+// It executes the modes of ARCHITECTURE §8 with the same cores the actors
+// use (Planner, ShardStore, TrainerCore, row_sync.hpp), in the order the
+// consistency rule allows, so its results are what the actor pipeline must
+// reproduce bit for bit:
+//   planned modes (lrpp_delayed, lrpp, replicated): the oracle's plans —
+//     prefetch into slots, private rows updated by their owner, critical and
+//     delayed rows summed over trainers in rank order and applied by every
+//     cache, evictions written back by their writer;
+//   direct modes (no_cache, static_hot, ideal): rows resident in every
+//     trainer (ideal: all; static_hot: a hot set chosen from the first
+//     batches; no_cache: none) are summed and applied by every replica; every
+//     other row is fetched for the batch and its summed gradient is applied
+//     by its shard.
+// In lockstep nothing overlaps, so delayed sync and prefetch distance show
+// here only as counts, not as time: the actor pipeline is where they pay.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "actors/embedding/shard_store.hpp"
+#include "actors/oracle/batch_rows.hpp"
+#include "actors/oracle/planner.hpp"
+#include "actors/sampler/batch_sequence.hpp"
+#include "actors/trainer/trainer_core.hpp"
+#include "configs/config.hpp"
+#include "models/metrics.hpp"
+
+namespace actorrec::trainer {
+
+// What one global batch did.
+struct StepReport {
+  uint32_t epoch = 0;
+  uint64_t batch = 0;        // global batch number in the epoch
+  uint64_t samples = 0;
+  double loss_sum = 0.0;     // Σ of the batch's BCE losses
+  uint64_t unique_rows = 0;  // distinct (t, r) the batch touches (all updated)
+  uint64_t missed_rows = 0;  // of those, not in any cache: fetched from shards
+  uint64_t fetched_rows = 0;   // rows moved shard → trainer (a shared miss counts W times)
+  uint64_t written_rows = 0;   // rows moved trainer → shard (write-backs, or gradients in direct modes)
+  uint64_t synced_critical = 0;  // rows all-reduced before the next batch
+  uint64_t synced_delayed = 0;   // rows all-reduced in the background
+  uint64_t private_rows = 0;     // rows updated by one trainer without sync
+  // Wall time of the phases (seconds).
+  double fetch_s = 0, compute_s = 0, dense_sync_s = 0, sparse_sync_s = 0, write_back_s = 0;
+};
+
+struct EvalReport {
+  uint64_t samples = 0;
+  double auc = 0.5, log_loss = 0.0, accuracy = 0.0;
+};
+
+class LockstepRun {
+ public:
+  // InvalidArgument / NotFound naming the config key or file when the run
+  // cannot start (the dataset, the model shape, the cache capacity).
+  static Result<std::unique_ptr<LockstepRun>> Create(const config::Config& cfg);
+  ~LockstepRun();
+
+  // Trains the next global batch into *report. Ok(false) once every batch
+  // of the run (training.epochs, training.max_batches) is done.
+  Result<bool> Step(StepReport* report);
+
+  // Writes every row still held by a trainer back to its shard: after it
+  // the shards hold every touched row's latest value. Call once, at the end.
+  Status Finish();
+
+  // Scores the eval split (at most max_samples; 0 = all) with the current
+  // parameters: trainer 0's dense replica and each row's latest value.
+  Result<EvalReport> Evaluate(uint64_t max_samples);
+
+  // Dense parameters (all replicas must be equal: checked) and every shard's
+  // rows, hashed: equal digests mean bitwise equal parameters.
+  uint64_t ParameterDigest() const;
+  // The dense parameters of trainer w, and the shards (for tests and checkpoints).
+  std::span<const float> dense_params(uint32_t w) const;
+  const embedding::ShardStore& shard(uint32_t s) const { return *shards_[s]; }
+
+  uint32_t trainers() const { return static_cast<uint32_t>(trainers_.size()); }
+  uint32_t shards() const { return static_cast<uint32_t>(shards_.size()); }
+  uint32_t lookahead() const { return planner_ ? planner_->lookahead() : 0; }
+  const std::string& lookahead_report() const;
+  const data::DatasetSchema& schema() const { return schema_; }
+  uint64_t row_bytes() const;
+
+ private:
+  LockstepRun() = default;
+
+  struct Location {
+    uint32_t owner;  // the trainer holding a private row, or kEveryTrainer
+    uint32_t slot;
+  };
+  static constexpr uint32_t kEveryTrainer = 0xffffffffu;
+  static uint64_t Key(uint32_t t, data::RowId r) { return (uint64_t{t} << 32) | r; }
+
+  bool planned() const { return planner_ != nullptr; }
+  Result<bool> StepPlanned(StepReport* report);
+  Result<bool> StepDirect(StepReport* report);
+  // Whether a next planned batch exists, feeding the planner as needed.
+  Result<bool> FeedPlanner();
+  Status ChooseHotRows(const config::Config& cfg);
+  // Runs the W trainers' Compute on their slices of `batch`, in parallel.
+  double ComputeAll(const data::Batch& batch, const std::vector<const std::vector<oracle::TableFeatures>*>& features);
+  void SyncDense();
+  // Fetches rows (table, row, slot) from the shards into the given trainers' slots.
+  Status FetchInto(const std::vector<oracle::RowSlot>& rows, const std::vector<uint32_t>& to_trainers);
+  Status StoreFrom(uint32_t trainer, const std::vector<oracle::RowSlot>& rows);
+  void InitRow(uint32_t t, uint64_t r, float* out) const;
+
+  config::Config cfg_;
+  data::DatasetSchema schema_;
+  std::vector<uint64_t> table_rows_;
+  config::Mode mode_ = config::Mode::kLrppDelayed;
+  models::ModelSpec spec_;
+  std::unique_ptr<models::RowOptimizer> row_optimizer_;
+  std::vector<std::unique_ptr<gpu::Backend>> backends_;
+  std::vector<std::unique_ptr<TrainerCore>> trainers_;
+  std::vector<std::unique_ptr<embedding::ShardStore>> shards_;
+  std::unique_ptr<BatchSequence> sequence_;
+  std::unique_ptr<oracle::BatchRowsBuilder> builder_;
+  bool data_done_ = false;
+
+  // Planned modes.
+  std::unique_ptr<oracle::Planner> planner_;
+  std::deque<data::Batch> pending_;  // pushed to the planner, not yet trained
+  oracle::BatchPlan plan_;
+  std::unordered_map<uint64_t, Location> location_;  // cached rows, for evaluation
+
+  // Direct modes: rows resident in every trainer (slot < resident_slots_).
+  uint32_t resident_slots_ = 0;
+  std::vector<uint64_t> table_base_;                   // ideal: slot = table_base_[t] + r
+  std::unordered_map<uint64_t, uint32_t> hot_slot_;    // static_hot
+  std::vector<uint8_t> resident_touched_;
+  oracle::BatchRows rows_;
+  std::vector<std::vector<oracle::TableFeatures>> direct_features_;  // per trainer
+  std::vector<std::vector<oracle::RowSlot>> staged_;                 // per trainer
+
+  std::vector<float> dense_sum_;
+  std::vector<float> row_sums_;
+  std::unordered_map<uint64_t, uint32_t> sum_index_;
+  std::vector<uint64_t> sum_keys_;
+  std::vector<data::SampleBlock> slices_;
+  std::string lookahead_report_;
+};
+
+}  // namespace actorrec::trainer

@@ -1,0 +1,101 @@
+#include "actors/trainer/trainer_core.hpp"
+
+#include <algorithm>
+
+#include "base/status.hpp"
+
+namespace actorrec::trainer {
+
+gpu::SlotBags BagsOf(const oracle::TableFeatures& f) {
+  gpu::SlotBags bags;
+  bags.unique_slots = f.unique_slots.data();
+  bags.unique_count = f.unique_slots.size();
+  bags.inverse = f.inverse.data();
+  bags.offsets = f.offsets.data();
+  bags.samples = f.offsets.empty() ? 0 : f.offsets.size() - 1;
+  return bags;
+}
+
+void PoolSlice(gpu::Backend& backend, const float* rows, size_t row_stride, uint32_t width, gpu::Pooling pooling,
+               const std::vector<oracle::TableFeatures>& features, size_t samples, float* pooled) {
+  const size_t stride = features.size() * width;
+  for (size_t t = 0; t < features.size(); ++t) {
+    gpu::SlotBags bags = BagsOf(features[t]);
+    ACTORREC_ASSERT(bags.samples == samples, "a table's bags must cover the slice");
+    backend.PoolBySlot(rows, row_stride, width, bags, pooling, pooled + t * width, stride);
+  }
+}
+
+TrainerCore::TrainerCore(std::unique_ptr<models::Model> model, std::unique_ptr<models::DenseOptimizer> dense,
+                         const models::RowOptimizer* rows, gpu::Backend* backend, gpu::Pooling pooling,
+                         uint32_t tables, uint32_t slots)
+    : model_(std::move(model)),
+      dense_(std::move(dense)),
+      row_optimizer_(rows),
+      backend_(backend),
+      pooling_(pooling),
+      tables_(tables),
+      width_(rows->width()),
+      row_floats_(rows->row_floats()),
+      unique_grads_(tables) {
+  ACTORREC_ASSERT(model_->embedding_width() == width_, "row optimizer and model disagree on the row width");
+  EnsureSlots(slots);
+}
+
+void TrainerCore::EnsureSlots(uint32_t slots) {
+  if (slots <= slots_) return;
+  slots_ = slots;
+  cache_.resize(size_t{slots_} * row_floats_);
+  grad_stamp_.resize(slots_, 0);
+  grad_ptr_.resize(slots_, nullptr);
+}
+
+double TrainerCore::Compute(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
+                            float grad_scale) {
+  ACTORREC_ASSERT(features.size() == tables_, "one TableFeatures per table");
+  const size_t n = samples.size();
+  const size_t pooled_floats = n * tables_ * width_;
+  if (pooled_.size() < pooled_floats) {
+    pooled_.resize(pooled_floats);
+    pooled_grad_.resize(pooled_floats);
+  }
+  PoolSlice(*backend_, cache_.data(), row_floats_, width_, pooling_, features, n, pooled_.data());
+
+  models::SliceView view;
+  view.samples = n;
+  view.dense = samples.dense.data();
+  view.labels = samples.labels.data();
+  const double loss = model_->ForwardBackward(view, pooled_.data(), pooled_grad_.data(), grad_scale);
+
+  if (++stamp_ == 0) {  // wrapped: forget every old stamp
+    std::fill(grad_stamp_.begin(), grad_stamp_.end(), 0);
+    stamp_ = 1;
+  }
+  const size_t stride = size_t{tables_} * width_;
+  for (uint32_t t = 0; t < tables_; ++t) {
+    const gpu::SlotBags bags = BagsOf(features[t]);
+    std::vector<float>& grads = unique_grads_[t];
+    grads.resize(bags.unique_count * width_);
+    backend_->BagGradToUnique(pooled_grad_.data() + size_t{t} * width_, stride, width_, bags, pooling_,
+                              grads.data());
+    for (size_t u = 0; u < bags.unique_count; ++u) {
+      const uint32_t s = bags.unique_slots[u];
+      ACTORREC_ASSERT(s < slots_, "a feature slot is beyond the cache");
+      grad_stamp_[s] = stamp_;
+      grad_ptr_[s] = grads.data() + u * width_;
+    }
+  }
+  return loss;
+}
+
+const float* TrainerCore::RowGrad(uint32_t s) const {
+  return s < slots_ && grad_stamp_[s] == stamp_ ? grad_ptr_[s] : nullptr;
+}
+
+std::span<const float> TrainerCore::dense_grads() const {
+  return const_cast<models::Model&>(*model_).grads();
+}
+
+void TrainerCore::ApplyDense(std::span<const float> summed) { dense_->Step(model_->params(), summed); }
+
+}  // namespace actorrec::trainer

@@ -1,0 +1,106 @@
+// TrainerCore: one trainer's work on one batch slice, as plain C++ (the
+// trainer actor's functional core). The trainer owns a dense model replica
+// and a cache: `slots` rows of row_floats() floats each, the embedding
+// weights followed by their optimizer state (a row travels with its state).
+//
+// One batch, in order:
+//   Compute()       pools each table's bags by slot, runs forward and
+//                   backward, and reduces the pooled gradient to one
+//                   gradient per unique slot (positions in sample order);
+//   RowGrad(slot)   this slice's gradient of a row, for the sync sets;
+//   ApplyRow()      the row optimizer on a slot, with the gradient summed
+//                   over the trainers that touched it (rank order, done by
+//                   the caller: row_sync.hpp);
+//   ApplyDense()    the dense optimizer with the summed dense gradient.
+// Every result depends only on the slice, the rows in the slots and the
+// summed gradients: the same in every cache mode, which is what makes every
+// mode bit-identical to the no-cache reference (ARCHITECTURE §3, §5).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "actors/oracle/trainer_plan.hpp"
+#include "data/sample_block.hpp"
+#include "gpu/backend.hpp"
+#include "models/model.hpp"
+#include "models/optimizers.hpp"
+
+namespace actorrec::trainer {
+
+// Pools a slice's tables from `rows` (slot-major, row_stride floats a row)
+// into pooled[i · T·width + t · width + j]: the layout Model::ForwardBackward
+// reads. Used for training and for evaluation.
+void PoolSlice(gpu::Backend& backend, const float* rows, size_t row_stride, uint32_t width, gpu::Pooling pooling,
+               const std::vector<oracle::TableFeatures>& features, size_t samples, float* pooled);
+
+// The SlotBags view of one table's features.
+gpu::SlotBags BagsOf(const oracle::TableFeatures& features);
+
+class TrainerCore {
+ public:
+  TrainerCore(std::unique_ptr<models::Model> model, std::unique_ptr<models::DenseOptimizer> dense,
+              const models::RowOptimizer* rows, gpu::Backend* backend, gpu::Pooling pooling, uint32_t tables,
+              uint32_t slots);
+
+  uint32_t row_floats() const { return row_floats_; }
+  uint32_t width() const { return width_; }
+  uint32_t slots() const { return slots_; }
+  // Grows the cache to at least `slots` rows (the no-cache mode stages each
+  // batch's rows after the resident ones). Existing rows are kept.
+  void EnsureSlots(uint32_t slots);
+  float* slot(uint32_t s) { return cache_.data() + size_t{s} * row_floats_; }
+  const float* slot(uint32_t s) const { return cache_.data() + size_t{s} * row_floats_; }
+
+  // Forward and backward of the slice `samples` (labels, dense) whose sparse
+  // features are `features` (one per table, in table order, slots into this
+  // cache). grad_scale is 1 / global batch size, so that the trainers'
+  // gradients sum to the gradient of the batch's mean loss. Returns the sum
+  // of the slice's losses.
+  double Compute(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
+                 float grad_scale);
+
+  // After Compute: this slice's gradient of the row in slot s (width()
+  // floats), or nullptr when the slice did not touch it.
+  const float* RowGrad(uint32_t s) const;
+
+  // The row optimizer on slot s with `grad` (width() floats).
+  void ApplyRow(uint32_t s, const float* grad) { row_optimizer_->Apply(slot(s), grad); }
+
+  // After Compute: this slice's dense gradient (the model's grads()).
+  std::span<const float> dense_grads() const;
+  // The dense optimizer step with the gradient summed over all trainers.
+  void ApplyDense(std::span<const float> summed);
+
+  models::Model& model() { return *model_; }
+  const models::Model& model() const { return *model_; }
+  models::DenseOptimizer& dense_optimizer() { return *dense_; }
+  gpu::Backend& backend() { return *backend_; }
+  gpu::Pooling pooling() const { return pooling_; }
+
+ private:
+  std::unique_ptr<models::Model> model_;
+  std::unique_ptr<models::DenseOptimizer> dense_;
+  const models::RowOptimizer* row_optimizer_;
+  gpu::Backend* backend_;
+  gpu::Pooling pooling_;
+  uint32_t tables_;
+  uint32_t width_;
+  uint32_t row_floats_;
+  uint32_t slots_ = 0;
+  std::vector<float> cache_;
+
+  // Scratch, kept between batches.
+  std::vector<float> pooled_;
+  std::vector<float> pooled_grad_;
+  std::vector<std::vector<float>> unique_grads_;  // per table: U × width
+  // grad_stamp_[s] == stamp_: slot s was touched by the last Compute, and
+  // its gradient is at grad_ptr_[s].
+  std::vector<uint32_t> grad_stamp_;
+  std::vector<const float*> grad_ptr_;
+  uint32_t stamp_ = 0;
+};
+
+}  // namespace actorrec::trainer

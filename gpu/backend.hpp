@@ -1,0 +1,62 @@
+// The compute backend: the few kernels training needs, behind one interface
+// so that the CPU implementation (BLAS + vectorized loops) and the CUDA one
+// (cuBLAS + kernels, a later issue) are interchangeable (ARCHITECTURE §5).
+//
+// Determinism: every kernel's result depends only on its inputs, never on
+// threads or timing. Sums over a bag or over a row's uses run in ascending
+// position order, so a row's gradient adds its samples' contributions in
+// sample order, in every cache mode (ARCHITECTURE §5).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace actorrec::gpu {
+
+enum class Pooling { kSum, kMean };
+
+// One table of a trainer's slice, deduplicated and translated to slots (the
+// view of an oracle::TableFeatures): sample i pools
+// rows[unique_slots[inverse[p]]] for p in [offsets[i], offsets[i + 1]).
+struct SlotBags {
+  const uint32_t* unique_slots = nullptr;
+  size_t unique_count = 0;
+  const uint32_t* inverse = nullptr;
+  const uint32_t* offsets = nullptr;  // samples + 1 entries, offsets[0] == 0
+  size_t samples = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+
+  // Row-major C = alpha · op(A) · op(B) + beta · C, op(X) = X or Xᵀ; A is
+  // m×k after op, B is k×n after op. Same contract as cblas_sgemm(RowMajor).
+  virtual void Gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda,
+                    const float* b, int ldb, float beta, float* c, int ldc) = 0;
+
+  // Pooled lookup by slot: for each sample i,
+  //   out[i·out_stride + j] = Σ_{p = offsets[i]}^{offsets[i+1]−1} rows[unique_slots[inverse[p]]·row_stride + j]
+  // for j < width, summed in ascending p; kMean multiplies the sum by 1/len
+  // (as float); an empty bag gives zeros.
+  virtual void PoolBySlot(const float* rows, size_t row_stride, size_t width, const SlotBags& bags, Pooling pooling,
+                          float* out, size_t out_stride) = 0;
+
+  // The backward of PoolBySlot, reduced per unique row: for each u <
+  // unique_count,
+  //   grad_unique[u·width + j] = Σ_{p : inverse[p] = u, ascending} g(i(p))[j]
+  // where i(p) is the sample whose bag holds p and g(i) =
+  // pooled_grad[i·in_stride …] (kMean: times 1/len of that bag, as float).
+  // A unique row no position uses gets −0.0f (the additive identity: −0 + x == x bitwise).
+  virtual void BagGradToUnique(const float* pooled_grad, size_t in_stride, size_t width, const SlotBags& bags,
+                               Pooling pooling, float* grad_unique) = 0;
+};
+
+// OpenBLAS (or the faster library measured by tools/bench/gemm_bench) and
+// vectorized loops; single-threaded: every trainer owns one core's work.
+std::unique_ptr<Backend> MakeCpuBackend();
+
+}  // namespace actorrec::gpu

@@ -1,0 +1,130 @@
+#include "models/optimizers.hpp"
+
+#include <cmath>
+
+namespace actorrec::models {
+
+OptimizerSettings DenseSettingsOf(const config::OptimizerConfig& c) {
+  OptimizerSettings s;
+  s.lr = static_cast<float>(c.dense_lr);
+  s.beta1 = static_cast<float>(c.beta1);
+  s.beta2 = static_cast<float>(c.beta2);
+  s.eps = static_cast<float>(c.eps);
+  s.initial_accumulator = static_cast<float>(c.initial_accumulator);
+  return s;
+}
+
+OptimizerSettings SparseSettingsOf(const config::OptimizerConfig& c) {
+  OptimizerSettings s = DenseSettingsOf(c);
+  s.lr = static_cast<float>(c.sparse_lr);
+  return s;
+}
+
+DenseOptimizer::DenseOptimizer(config::DenseOptimizer kind, OptimizerSettings settings, size_t params)
+    : kind_(kind), s_(settings), n_(params) {
+  switch (kind_) {
+    case config::DenseOptimizer::kSgd:
+      break;
+    case config::DenseOptimizer::kAdagrad:
+      state_.assign(n_, s_.initial_accumulator);
+      break;
+    case config::DenseOptimizer::kAdam:
+      state_.assign(2 * n_ + 1, 0.0f);
+      break;
+  }
+}
+
+void DenseOptimizer::Step(std::span<float> p, std::span<const float> g) {
+  const float lr = s_.lr;
+  switch (kind_) {
+    case config::DenseOptimizer::kSgd:
+      for (size_t i = 0; i < n_; ++i) p[i] -= lr * g[i];
+      return;
+    case config::DenseOptimizer::kAdagrad: {
+      float* acc = state_.data();
+      for (size_t i = 0; i < n_; ++i) {
+        acc[i] += g[i] * g[i];
+        p[i] -= lr * g[i] / (std::sqrt(acc[i]) + s_.eps);
+      }
+      return;
+    }
+    case config::DenseOptimizer::kAdam: {
+      float* m = state_.data();
+      float* v = m + n_;
+      float& step = state_[2 * n_];
+      step += 1.0f;
+      const float c1 = 1.0f - std::pow(s_.beta1, step);
+      const float c2 = 1.0f - std::pow(s_.beta2, step);
+      for (size_t i = 0; i < n_; ++i) {
+        m[i] = s_.beta1 * m[i] + (1.0f - s_.beta1) * g[i];
+        v[i] = s_.beta2 * v[i] + (1.0f - s_.beta2) * g[i] * g[i];
+        p[i] -= lr * (m[i] / c1) / (std::sqrt(v[i] / c2) + s_.eps);
+      }
+      return;
+    }
+  }
+}
+
+RowOptimizer::RowOptimizer(config::SparseOptimizer kind, OptimizerSettings settings, uint32_t width)
+    : kind_(kind), s_(settings), width_(width) {
+  switch (kind_) {
+    case config::SparseOptimizer::kSgd: state_floats_ = 0; break;
+    case config::SparseOptimizer::kAdagrad: state_floats_ = width; break;
+    case config::SparseOptimizer::kRowwiseAdagrad: state_floats_ = 1; break;
+    case config::SparseOptimizer::kAdam: state_floats_ = 2 * width + 1; break;
+  }
+}
+
+void RowOptimizer::InitState(float* state) const {
+  switch (kind_) {
+    case config::SparseOptimizer::kSgd: return;
+    case config::SparseOptimizer::kAdagrad:
+      for (uint32_t j = 0; j < width_; ++j) state[j] = s_.initial_accumulator;
+      return;
+    case config::SparseOptimizer::kRowwiseAdagrad: state[0] = s_.initial_accumulator; return;
+    case config::SparseOptimizer::kAdam:
+      for (uint32_t j = 0; j < state_floats_; ++j) state[j] = 0.0f;
+      return;
+  }
+}
+
+void RowOptimizer::Apply(float* row, const float* g) const {
+  const float lr = s_.lr;
+  float* state = row + width_;
+  switch (kind_) {
+    case config::SparseOptimizer::kSgd:
+      for (uint32_t j = 0; j < width_; ++j) row[j] -= lr * g[j];
+      return;
+    case config::SparseOptimizer::kAdagrad:
+      for (uint32_t j = 0; j < width_; ++j) {
+        state[j] += g[j] * g[j];
+        row[j] -= lr * g[j] / (std::sqrt(state[j]) + s_.eps);
+      }
+      return;
+    case config::SparseOptimizer::kRowwiseAdagrad: {
+      // One accumulator per row: the mean of g² over the row (as FBGEMM).
+      float sum = 0.0f;
+      for (uint32_t j = 0; j < width_; ++j) sum += g[j] * g[j];
+      state[0] += sum / static_cast<float>(width_);
+      const float scale = lr / (std::sqrt(state[0]) + s_.eps);
+      for (uint32_t j = 0; j < width_; ++j) row[j] -= scale * g[j];
+      return;
+    }
+    case config::SparseOptimizer::kAdam: {
+      float* m = state;
+      float* v = state + width_;
+      float& step = state[2 * width_];
+      step += 1.0f;
+      const float c1 = 1.0f - std::pow(s_.beta1, step);
+      const float c2 = 1.0f - std::pow(s_.beta2, step);
+      for (uint32_t j = 0; j < width_; ++j) {
+        m[j] = s_.beta1 * m[j] + (1.0f - s_.beta1) * g[j];
+        v[j] = s_.beta2 * v[j] + (1.0f - s_.beta2) * g[j] * g[j];
+        row[j] -= lr * (m[j] / c1) / (std::sqrt(v[j] / c2) + s_.eps);
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace actorrec::models

@@ -1,0 +1,164 @@
+// Training throughput of DLRM in the Criteo Kaggle shape (embedding dim 16,
+// bottom 13-512-256-64-16, top 512-256-1) on generated Criteo-shaped data,
+// against the machine's own limit measured in the same run: the sgemm rate
+// of the model's GEMM shapes, run on as many threads as there are trainers,
+// divided by the model's GEMM FLOPs per sample (forward + backward).
+//
+// Usage: train_bench [batches, default 24] [row_scale, default 0.05] [trainers, default 2]
+//
+// It then runs lrpp_delayed, ideal and no_cache on the same data and prints
+// samples/s, the phase breakdown and the rows moved per batch. The first two
+// batches of each run are not timed (allocation, cold caches).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "actors/trainer/lockstep_run.hpp"
+#include "configs/config.hpp"
+#include "gpu/cpu_backend.hpp"
+#include "models/model.hpp"
+
+using namespace actorrec;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr int kBatch = 2048;
+constexpr uint64_t kWarmupBatches = 2;
+
+std::string ConfigText(const std::string& mode, int batches, double row_scale, int trainers) {
+  std::ostringstream t;
+  t << "[run]\nname = \"train-bench\"\nseed = 1\n"
+       "[model]\nkind = \"dlrm\"\nembedding_dim = 16\nbottom_mlp = [512, 256, 64, 16]\ntop_mlp = [512, 256, 1]\n"
+       "[optimizer]\ndense = \"sgd\"\ndense_lr = 0.1\nsparse = \"sgd\"\nsparse_lr = 0.1\n"
+       "[dataset]\nsource = \"generated\"\npreset = \"criteo-kaggle\"\nsamples = "
+    << kBatch * batches << "\neval_samples = 0\nrow_scale = " << row_scale
+    << "\n[training]\nmode = \"" << mode << "\"\nbatch_size = " << kBatch
+    << "\nlookahead = 0\ncache_rows = 262144\n"
+       "[cluster]\nsecret = \"train-bench-secret-0000\"\n[[cluster.member]]\nname = \"l\"\naddress = \"127.0.0.1\"\n"
+       "roles = [\"all\"]\ntrainers = "
+    << trainers << "\nembedding_shards = 2\n";
+  return t.str();
+}
+
+// GFLOP/s of the model's GEMMs for one trainer's slice, all trainers at once.
+double MeasureSgemmRate(const models::ModelSpec& spec, int trainers) {
+  // The MLP layer shapes (in → out) of DLRM at this spec, for a slice.
+  const int n = kBatch / trainers;
+  std::vector<std::pair<int, int>> layers;
+  int in = static_cast<int>(spec.dense_features);
+  for (int out : spec.bottom_mlp) layers.push_back({in, out}), in = out;
+  const int t = static_cast<int>(spec.tables) + 1;
+  in = t * (t - 1) / 2 + static_cast<int>(spec.embedding_dim);
+  for (int out : spec.top_mlp) layers.push_back({in, out}), in = out;
+  double flops_per_round = 0;
+  for (auto [i, o] : layers) flops_per_round += 3.0 * 2.0 * n * i * o;  // forward, dX, dW
+  auto work = [&](double* seconds, int rounds) {
+    auto backend = gpu::MakeCpuBackend();
+    std::vector<float> x(size_t(n) * 1024, 0.5f), w(1024 * 1024, 0.25f), y(size_t(n) * 1024), g(1024 * 1024);
+    const auto start = Clock::now();
+    for (int r = 0; r < rounds; ++r) {
+      for (auto [i, o] : layers) {
+        backend->Gemm(false, true, n, o, i, 1.0f, x.data(), i, w.data(), i, 0.0f, y.data(), o);   // Y = X·Wᵀ
+        backend->Gemm(false, false, n, i, o, 1.0f, y.data(), o, w.data(), i, 0.0f, x.data(), i);  // dX = dY·W
+        backend->Gemm(true, false, o, i, n, 1.0f, y.data(), o, x.data(), i, 0.0f, g.data(), i);   // dW = dYᵀ·X
+      }
+    }
+    *seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  const int rounds = 20;
+  std::vector<double> seconds(trainers);
+  std::vector<std::thread> threads;
+  for (int k = 1; k < trainers; ++k) threads.emplace_back(work, &seconds[k], rounds);
+  work(&seconds[0], rounds);
+  for (auto& th : threads) th.join();
+  double slowest = 0;
+  for (double s : seconds) slowest = std::max(slowest, s);
+  return flops_per_round * rounds * trainers / slowest / 1e9;
+}
+
+struct ModeResult {
+  double samples_per_s = 0;
+  trainer::StepReport mean;
+};
+
+ModeResult RunMode(const std::string& mode, int batches, double row_scale, int trainers) {
+  const config::Config cfg = config::ParseConfig(ConfigText(mode, batches, row_scale, trainers), "train_bench");
+  auto run = trainer::LockstepRun::Create(cfg);
+  if (!run.ok()) {
+    std::fprintf(stderr, "%s: %s\n", mode.c_str(), run.status().message().c_str());
+    std::exit(1);
+  }
+  ModeResult r;
+  trainer::StepReport step;
+  uint64_t timed = 0, samples = 0;
+  Clock::time_point start;
+  for (uint64_t b = 0;; ++b) {
+    if (b == kWarmupBatches) start = Clock::now();
+    auto more = (*run)->Step(&step);
+    if (!more.ok()) {
+      std::fprintf(stderr, "%s: %s\n", mode.c_str(), more.status().message().c_str());
+      std::exit(1);
+    }
+    if (!*more) break;
+    if (b < kWarmupBatches) continue;
+    ++timed;
+    samples += step.samples;
+    r.mean.fetch_s += step.fetch_s;
+    r.mean.compute_s += step.compute_s;
+    r.mean.dense_sync_s += step.dense_sync_s;
+    r.mean.sparse_sync_s += step.sparse_sync_s;
+    r.mean.write_back_s += step.write_back_s;
+    r.mean.unique_rows += step.unique_rows;
+    r.mean.fetched_rows += step.fetched_rows;
+    r.mean.written_rows += step.written_rows;
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  r.samples_per_s = samples / seconds;
+  const double d = timed ? static_cast<double>(timed) : 1.0;
+  r.mean.fetch_s /= d, r.mean.compute_s /= d, r.mean.dense_sync_s /= d, r.mean.sparse_sync_s /= d,
+      r.mean.write_back_s /= d;
+  r.mean.unique_rows = static_cast<uint64_t>(r.mean.unique_rows / d);
+  r.mean.fetched_rows = static_cast<uint64_t>(r.mean.fetched_rows / d);
+  r.mean.written_rows = static_cast<uint64_t>(r.mean.written_rows / d);
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int batches = argc > 1 ? std::atoi(argv[1]) : 24;
+  const double row_scale = argc > 2 ? std::atof(argv[2]) : 0.05;
+  const int trainers = argc > 3 ? std::atoi(argv[3]) : 2;
+  if (batches <= static_cast<int>(kWarmupBatches) || row_scale <= 0 || row_scale > 1 || trainers < 1) {
+    std::fprintf(stderr, "usage: train_bench [batches > 2] [row_scale in (0, 1]] [trainers >= 1]\n");
+    return 2;
+  }
+  const config::Config probe = config::ParseConfig(ConfigText("ideal", batches, row_scale, trainers), "train_bench");
+  const models::ModelSpec spec = models::SpecOf(probe.model, 13, 26);
+  const double flops = models::MlpFlopsPerSample(spec);
+  const double gflops = MeasureSgemmRate(spec, trainers);
+  const double roofline = gflops * 1e9 / flops;
+  std::printf("DLRM Criteo-Kaggle shape, global batch %d, %d trainer(s) on %d thread(s), row_scale %.3g\n", kBatch,
+              trainers, trainers, row_scale);
+  std::printf("sgemm on the model's shapes: %.1f GFLOP/s over %d thread(s); %.2f MFLOP per sample -> roofline %.0f samples/s\n\n",
+              gflops, trainers, flops / 1e6, roofline);
+  std::printf("%-13s %11s %9s %9s %9s %9s %9s %9s %9s %9s\n", "mode", "samples/s", "/roofline", "fetch ms",
+              "fwd+bwd", "dense", "sparse", "wb ms", "fetched", "written");
+  double ideal_rate = 0;
+  for (const char* mode : {"ideal", "lrpp_delayed", "no_cache"}) {
+    ModeResult r = RunMode(mode, batches, row_scale, trainers);
+    if (std::string(mode) == "ideal") ideal_rate = r.samples_per_s;
+    std::printf("%-13s %11.0f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9llu %9llu\n", mode, r.samples_per_s,
+                r.samples_per_s / roofline, r.mean.fetch_s * 1e3, r.mean.compute_s * 1e3, r.mean.dense_sync_s * 1e3,
+                r.mean.sparse_sync_s * 1e3, r.mean.write_back_s * 1e3,
+                static_cast<unsigned long long>(r.mean.fetched_rows),
+                static_cast<unsigned long long>(r.mean.written_rows));
+    if (std::string(mode) != "ideal") std::printf("%13s time per sample vs ideal: %.2fx\n", "", ideal_rate / r.samples_per_s);
+  }
+  return 0;
+}

@@ -1,0 +1,16 @@
+// `actorrec train`: runs a config's training to the end with a progress
+// line, periodic and final evaluation, a metrics file and a summary.
+#pragma once
+
+#include <iosfwd>
+
+#include "configs/config.hpp"
+
+namespace actorrec {
+
+// Trains `cfg`; returns the process exit code (actors/common/exit_codes.hpp).
+// Progress goes to `err` (a status line), results to `out`. SIGINT or
+// SIGTERM stops after the current batch, with the summary of what ran.
+int TrainConfig(const config::Config& cfg, std::ostream& out, std::ostream& err);
+
+}  // namespace actorrec
