@@ -4,31 +4,104 @@
 
 #include <algorithm>
 #include <mutex>
+#include <string>
+
+#ifdef ACTORREC_HAVE_DNNL
+#include <oneapi/dnnl/dnnl.h>
+extern "C" void omp_set_num_threads(int);  // libgomp, oneDNN's threading runtime in Debian's build
+#endif
 
 namespace actorrec::gpu {
 namespace {
 
-// Each trainer owns one core: OpenBLAS's own threads would compete with the
-// other trainers' GEMMs and make per-trainer timing meaningless.
-void UseOneBlasThread() {
+// Each trainer owns one core: a BLAS's own threads would compete with the
+// other trainers' GEMMs and make per-trainer timing meaningless. OpenBLAS's
+// setting is global.
+void UseOneOpenBlasThread() {
   static std::once_flag once;
   std::call_once(once, [] { openblas_set_num_threads(1); });
 }
 
+#ifdef ACTORREC_HAVE_DNNL
+// OpenMP's thread count is per calling thread, and trainers are threads:
+// each one sets it before its first oneDNN call.
+void UseOneOmpThreadOnThisThread() {
+  thread_local bool done = false;
+  if (!done) {
+    omp_set_num_threads(1);
+    done = true;
+  }
+}
+
+std::string DnnlIsaName() {
+  switch (dnnl_get_effective_cpu_isa()) {
+    case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
+    case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl_cpu_isa_avx512_core: return "avx512_core";
+    case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
+    case dnnl_cpu_isa_avx2: return "avx2";
+    default: return "isa " + std::to_string(static_cast<int>(dnnl_get_effective_cpu_isa()));
+  }
+}
+#endif
+
+// The row loops. Separate pointers that never alias (output rows vs table
+// rows or gradients), so the compiler vectorizes over j without run-time
+// overlap checks; each lane's result is the same scalar operation, so the
+// vector width never changes a bit.
+inline void CopyRow(float* __restrict out, const float* __restrict in, size_t width) {
+  for (size_t j = 0; j < width; ++j) out[j] = in[j];
+}
+inline void AddRow(float* __restrict acc, const float* __restrict in, size_t width) {
+  for (size_t j = 0; j < width; ++j) acc[j] += in[j];
+}
+inline void AddScaledRow(float* __restrict acc, const float* __restrict in, float scale, size_t width) {
+  for (size_t j = 0; j < width; ++j) acc[j] += in[j] * scale;  // product rounded, then added (no FMA)
+}
+inline void ScaleRow(float* row, float scale, size_t width) {
+  for (size_t j = 0; j < width; ++j) row[j] *= scale;
+}
+
 class CpuBackend final : public Backend {
  public:
-  CpuBackend() { UseOneBlasThread(); }
-  std::string name() const override { return "cpu (OpenBLAS sgemm, 1 thread per trainer)"; }
+  explicit CpuBackend(CpuGemmLibrary library) : library_(library) { UseOneOpenBlasThread(); }
+
+  std::string name() const override {
+#ifdef ACTORREC_HAVE_DNNL
+    if (library_ == CpuGemmLibrary::kOneDnn) return "cpu (oneDNN sgemm " + DnnlIsaName() + ", 1 thread per trainer)";
+#endif
+    return std::string("cpu (OpenBLAS sgemm ").append(openblas_get_corename()).append(", 1 thread per trainer)");
+  }
 
   void Gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
             int ldb, float beta, float* c, int ldc) override {
     if (m == 0 || n == 0) return;
+    if (k == 0) {
+      // op(A)·op(B) is empty: C = beta·C, with beta == 0 not reading C (the
+      // BLAS convention). Done here because the libraries reject lda == 0.
+      for (int i = 0; i < m; ++i) {
+        float* row = c + size_t(i) * ldc;
+        for (int j = 0; j < n; ++j) row[j] = beta == 0.0f ? 0.0f : beta * row[j];
+      }
+      return;
+    }
+#ifdef ACTORREC_HAVE_DNNL
+    if (library_ == CpuGemmLibrary::kOneDnn) {
+      UseOneOmpThreadOnThisThread();
+      const dnnl_status_t status =
+          dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+      ACTORREC_ASSERT(status == dnnl_success, "dnnl_sgemm rejected its arguments");
+      return;
+    }
+#endif
     cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k,
                 alpha, a, lda, b, ldb, beta, c, ldc);
   }
 
   void PoolBySlot(const float* rows, size_t row_stride, size_t width, const SlotBags& bags, Pooling pooling,
                   float* out, size_t out_stride) override {
+    auto row_of = [&](uint32_t p) { return rows + size_t{bags.unique_slots[bags.inverse[p]]} * row_stride; };
     for (size_t i = 0; i < bags.samples; ++i) {
       float* o = out + i * out_stride;
       const uint32_t begin = bags.offsets[i], end = bags.offsets[i + 1];
@@ -36,43 +109,54 @@ class CpuBackend final : public Backend {
         std::fill(o, o + width, 0.0f);
         continue;
       }
-      const float* first = rows + size_t{bags.unique_slots[bags.inverse[begin]]} * row_stride;
-      std::copy(first, first + width, o);
-      for (uint32_t p = begin + 1; p < end; ++p) {
-        const float* r = rows + size_t{bags.unique_slots[bags.inverse[p]]} * row_stride;
-        for (size_t j = 0; j < width; ++j) o[j] += r[j];
-      }
-      if (pooling == Pooling::kMean) {
-        const float scale = 1.0f / static_cast<float>(end - begin);
-        for (size_t j = 0; j < width; ++j) o[j] *= scale;
-      }
+      // The sum starts from the first row itself, not from +0.0f, so that a
+      // one-row bag pools to that row's exact bits (−0.0f included).
+      CopyRow(o, row_of(begin), width);
+      for (uint32_t p = begin + 1; p < end; ++p) AddRow(o, row_of(p), width);
+      if (pooling == Pooling::kMean) ScaleRow(o, 1.0f / static_cast<float>(end - begin), width);
     }
   }
 
   void BagGradToUnique(const float* pooled_grad, size_t in_stride, size_t width, const SlotBags& bags,
                        Pooling pooling, float* grad_unique) override {
     std::fill(grad_unique, grad_unique + bags.unique_count * width, -0.0f);
+    // Samples in order, and positions in order within a sample: each unique
+    // row receives its contributions in ascending p.
     for (size_t i = 0; i < bags.samples; ++i) {
       const float* g = pooled_grad + i * in_stride;
       const uint32_t begin = bags.offsets[i], end = bags.offsets[i + 1];
-      if (pooling == Pooling::kMean && end > begin) {
-        const float scale = 1.0f / static_cast<float>(end - begin);
-        for (uint32_t p = begin; p < end; ++p) {
-          float* u = grad_unique + size_t{bags.inverse[p]} * width;
-          for (size_t j = 0; j < width; ++j) u[j] += g[j] * scale;
-        }
+      if (pooling == Pooling::kMean) {
+        const float scale = 1.0f / static_cast<float>(end - begin);  // unused when the bag is empty
+        for (uint32_t p = begin; p < end; ++p) AddScaledRow(grad_unique + size_t{bags.inverse[p]} * width, g, scale, width);
       } else {
-        for (uint32_t p = begin; p < end; ++p) {
-          float* u = grad_unique + size_t{bags.inverse[p]} * width;
-          for (size_t j = 0; j < width; ++j) u[j] += g[j];
-        }
+        for (uint32_t p = begin; p < end; ++p) AddRow(grad_unique + size_t{bags.inverse[p]} * width, g, width);
       }
     }
   }
+
+ private:
+  CpuGemmLibrary library_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> MakeCpuBackend() { return std::make_unique<CpuBackend>(); }
+bool CpuBackendHasOneDnn() {
+#ifdef ACTORREC_HAVE_DNNL
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::unique_ptr<Backend> MakeCpuBackend() {
+  return std::make_unique<CpuBackend>(CpuBackendHasOneDnn() ? CpuGemmLibrary::kOneDnn : CpuGemmLibrary::kOpenBlas);
+}
+
+Result<std::unique_ptr<Backend>> MakeCpuBackend(CpuGemmLibrary library) {
+  if (library == CpuGemmLibrary::kOneDnn && !CpuBackendHasOneDnn()) {
+    return Status::NotSupported("cpu backend: this build has no oneDNN (install libdnnl-dev and reconfigure)");
+  }
+  return std::unique_ptr<Backend>(std::make_unique<CpuBackend>(library));
+}
 
 }  // namespace actorrec::gpu

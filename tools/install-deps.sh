@@ -13,6 +13,7 @@ packages=(
   libcli11-dev          # the actorrec command line
   libspdlog-dev         # logs
   libopenblas-dev       # CPU GEMMs
+  libdnnl-dev           # oneDNN sgemm: the CPU backend prefers it (optional at build time)
   libgloo-dev           # CPU collectives
   libxxhash-dev         # checksums of data files and config digests
   libssl-dev            # HMAC-SHA256 for the cluster-secret handshake

@@ -1,92 +1,244 @@
 // The CPU backend against straightforward reference loops: GEMM within
-// rounding, pooling and its backward bitwise (their summation order is part
-// of the contract that makes cache modes bit-identical).
+// rounding for every library this build has, pooling and its backward
+// bitwise (their summation order is part of the contract that makes cache
+// modes bit-identical).
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <thread>
 #include <vector>
 
 #include "data/gen/random.hpp"
 #include "gpu/cpu_backend.hpp"
 
 namespace actorrec::gpu {
+namespace {
 
-TEST_CASE("Gemm matches the triple loop for every transpose combination", "[gpu]") {
-  auto be = MakeCpuBackend();
-  data::gen::Rng rng(5);
-  const int m = 7, n = 5, k = 3;
-  std::vector<float> a(m * k), b(k * n);
+std::vector<CpuGemmLibrary> Libraries() {
+  std::vector<CpuGemmLibrary> libs{CpuGemmLibrary::kOpenBlas};
+  if (CpuBackendHasOneDnn()) libs.push_back(CpuGemmLibrary::kOneDnn);
+  return libs;
+}
+
+std::unique_ptr<Backend> Make(CpuGemmLibrary lib) {
+  auto be = MakeCpuBackend(lib);
+  REQUIRE(be.ok());
+  return std::move(*be);
+}
+
+bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+}
+
+// One GEMM problem with op(A) m×k and op(B) k×n stored with padded leading
+// dimensions, checked against a double-precision triple loop.
+void CheckGemm(Backend& be, data::gen::Rng& rng, bool ta, bool tb, int m, int n, int k, float alpha, float beta) {
+  const int pad = static_cast<int>(rng.Below(3));
+  const int lda = (ta ? m : k) + pad, ldb = (tb ? k : n) + pad, ldc = n + pad;
+  std::vector<float> a(size_t(ta ? k : m) * lda), b(size_t(tb ? n : k) * ldb), c(size_t(m) * ldc);
   for (float& x : a) x = static_cast<float>(rng.Normal());
   for (float& x : b) x = static_cast<float>(rng.Normal());
-  for (bool ta : {false, true}) {
-    for (bool tb : {false, true}) {
-      // Store A (m×k) or Aᵀ (k×m), B (k×n) or Bᵀ (n×k).
-      std::vector<float> as(a.size()), bs(b.size()), c(m * n, 1.0f);
-      for (int i = 0; i < m; ++i)
-        for (int p = 0; p < k; ++p) (ta ? as[p * m + i] : as[i * k + p]) = a[i * k + p];
-      for (int p = 0; p < k; ++p)
-        for (int j = 0; j < n; ++j) (tb ? bs[j * k + p] : bs[p * n + j]) = b[p * n + j];
-      be->Gemm(ta, tb, m, n, k, 2.0f, as.data(), ta ? m : k, bs.data(), tb ? k : n, 0.5f, c.data(), n);
-      for (int i = 0; i < m; ++i) {
-        for (int j = 0; j < n; ++j) {
-          double s = 0;
-          for (int p = 0; p < k; ++p) s += double(a[i * k + p]) * b[p * n + j];
-          CHECK(c[i * n + j] == Approx(2.0 * s + 0.5).margin(1e-5));
+  // beta == 0 must not read C: NaNs there must not leak into the result.
+  for (float& x : c) x = beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(rng.Normal());
+  const std::vector<float> c0 = c;
+  auto at = [&](int i, int p) { return ta ? a[size_t(p) * lda + i] : a[size_t(i) * lda + p]; };
+  auto bt = [&](int p, int j) { return tb ? b[size_t(j) * ldb + p] : b[size_t(p) * ldb + j]; };
+  be.Gemm(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      double s = 0, mag = 0;
+      for (int p = 0; p < k; ++p) s += double(at(i, p)) * bt(p, j), mag += std::fabs(double(at(i, p)) * bt(p, j));
+      const double want = alpha * s + (beta == 0.0f ? 0.0 : beta * double(c0[size_t(i) * ldc + j]));
+      INFO(be.name() << " ta " << ta << " tb " << tb << " m " << m << " n " << n << " k " << k << " at " << i << ","
+                     << j);
+      REQUIRE(std::fabs(c[size_t(i) * ldc + j] - want) <= 1e-5 * (mag + 1.0));
+    }
+  }
+}
+
+struct Bags {
+  std::vector<uint32_t> unique_slots, inverse, offsets{0};
+  SlotBags view() const {
+    return {unique_slots.data(), unique_slots.size(), inverse.data(), offsets.data(), offsets.size() - 1};
+  }
+};
+
+// Random bags over `unique` rows: empty bags, long bags and rows repeated in
+// one bag all occur; some unique rows may be used by no position.
+Bags RandomBags(data::gen::Rng& rng, size_t slots, size_t unique, size_t samples) {
+  Bags bags;
+  for (size_t u = 0; u < unique; ++u) bags.unique_slots.push_back(static_cast<uint32_t>(rng.Below(slots)));
+  for (size_t i = 0; i < samples; ++i) {
+    const size_t len = rng.Below(8) == 0 ? 10 + rng.Below(20) : rng.Below(4);
+    for (size_t p = 0; p < len; ++p) bags.inverse.push_back(static_cast<uint32_t>(rng.Below(unique)));
+    bags.offsets.push_back(static_cast<uint32_t>(bags.inverse.size()));
+  }
+  return bags;
+}
+
+// The contracts of backend.hpp written as the plainest loops.
+std::vector<float> ReferencePool(const std::vector<float>& rows, size_t stride, size_t width, const Bags& b,
+                                 Pooling pooling, size_t out_stride) {
+  const size_t samples = b.offsets.size() - 1;
+  std::vector<float> out(samples * out_stride, 7.0f);
+  for (size_t i = 0; i < samples; ++i) {
+    const uint32_t len = b.offsets[i + 1] - b.offsets[i];
+    for (size_t j = 0; j < width; ++j) {
+      float s = 0.0f;
+      for (uint32_t p = b.offsets[i]; p < b.offsets[i + 1]; ++p) {
+        const float v = rows[b.unique_slots[b.inverse[p]] * stride + j];
+        s = p == b.offsets[i] ? v : s + v;
+      }
+      if (pooling == Pooling::kMean && len > 0) s = s * (1.0f / static_cast<float>(len));
+      out[i * out_stride + j] = s;
+    }
+  }
+  return out;
+}
+
+std::vector<float> ReferenceBagGrad(const std::vector<float>& g, size_t in_stride, size_t width, const Bags& b,
+                                    Pooling pooling) {
+  std::vector<float> want(b.unique_slots.size() * width, -0.0f);
+  for (size_t u = 0; u < b.unique_slots.size(); ++u) {
+    for (size_t p = 0; p < b.inverse.size(); ++p) {  // every position, ascending
+      if (b.inverse[p] != u) continue;
+      size_t i = 0;
+      while (b.offsets[i + 1] <= p) ++i;
+      const float scale = 1.0f / static_cast<float>(b.offsets[i + 1] - b.offsets[i]);
+      for (size_t j = 0; j < width; ++j) {
+        const float c = pooling == Pooling::kMean ? g[i * in_stride + j] * scale : g[i * in_stride + j];
+        want[u * width + j] = want[u * width + j] + c;
+      }
+    }
+  }
+  return want;
+}
+
+}  // namespace
+
+TEST_CASE("Gemm matches the triple loop for every transpose combination and odd shapes", "[gpu]") {
+  for (CpuGemmLibrary lib : Libraries()) {
+    auto be = Make(lib);
+    data::gen::Rng rng(5);
+    const int shapes[][3] = {{1, 1, 1}, {7, 5, 3}, {1, 17, 33}, {33, 1, 17}, {17, 33, 1}, {13, 64, 129}, {64, 16, 13}};
+    for (auto [m, n, k] : shapes) {
+      for (bool ta : {false, true}) {
+        for (bool tb : {false, true}) {
+          CheckGemm(*be, rng, ta, tb, m, n, k, 1.0f, 0.0f);
+          CheckGemm(*be, rng, ta, tb, m, n, k, 2.0f, 0.5f);
         }
       }
     }
+    for (int trial = 0; trial < 30; ++trial) {
+      const int m = 1 + static_cast<int>(rng.Below(70)), n = 1 + static_cast<int>(rng.Below(70)),
+                k = 1 + static_cast<int>(rng.Below(70));
+      CheckGemm(*be, rng, rng.Below(2) == 1, rng.Below(2) == 1, m, n, k, rng.Below(2) ? 1.0f : -0.75f,
+                rng.Below(2) ? 0.0f : 1.0f);
+    }
+  }
+}
+
+TEST_CASE("Gemm with k == 0 scales C by beta and m or n == 0 touches nothing", "[gpu]") {
+  for (CpuGemmLibrary lib : Libraries()) {
+    auto be = Make(lib);
+    std::vector<float> c{1.0f, 2.0f, 3.0f, 4.0f};
+    be->Gemm(false, false, 2, 2, 0, 1.0f, nullptr, 0, nullptr, 0, 0.5f, c.data(), 2);
+    CHECK(c == std::vector<float>{0.5f, 1.0f, 1.5f, 2.0f});
+    c.assign(4, std::numeric_limits<float>::quiet_NaN());
+    be->Gemm(true, true, 2, 2, 0, 1.0f, nullptr, 0, nullptr, 0, 0.0f, c.data(), 2);
+    CHECK(c == std::vector<float>(4, 0.0f));
+    be->Gemm(false, false, 0, 2, 3, 1.0f, nullptr, 3, nullptr, 2, 0.0f, nullptr, 2);
+    be->Gemm(false, false, 2, 0, 3, 1.0f, nullptr, 3, nullptr, 1, 0.0f, nullptr, 1);
+  }
+}
+
+TEST_CASE("Gemm gives the same bits on every call and every thread", "[gpu]") {
+  for (CpuGemmLibrary lib : Libraries()) {
+    data::gen::Rng rng(11);
+    const int m = 256, n = 64, k = 257;
+    std::vector<float> a(size_t(m) * k), b(size_t(k) * n);
+    for (float& x : a) x = static_cast<float>(rng.Normal());
+    for (float& x : b) x = static_cast<float>(rng.Normal());
+    auto run = [&](std::vector<float>* c) {
+      auto be = Make(lib);
+      c->assign(size_t(m) * n, 0.0f);
+      be->Gemm(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c->data(), n);
+    };
+    std::vector<float> first, again, t1, t2;
+    run(&first);
+    run(&again);
+    std::thread th1(run, &t1), th2(run, &t2);
+    th1.join();
+    th2.join();
+    CHECK(SameBits(first, again));
+    CHECK(SameBits(first, t1));
+    CHECK(SameBits(first, t2));
   }
 }
 
 TEST_CASE("PoolBySlot and BagGradToUnique equal the reference loops bitwise", "[gpu]") {
   auto be = MakeCpuBackend();
-  for (uint64_t seed = 1; seed <= 50; ++seed) {
+  const size_t widths[] = {4, 16, 17, 31, 64, 256};
+  for (uint64_t seed = 1; seed <= 120; ++seed) {
     data::gen::Rng rng(seed);
-    const size_t width = 1 + rng.Below(20), stride = width + rng.Below(5), slots = 30, samples = 1 + rng.Below(40);
+    const size_t width = seed % 4 == 0 ? 1 + rng.Below(40) : widths[rng.Below(6)];
+    const size_t stride = width + rng.Below(5), out_stride = width + rng.Below(3);
+    const size_t slots = 1 + rng.Below(60), unique = 1 + rng.Below(12), samples = 1 + rng.Below(40);
     std::vector<float> rows(slots * stride);
-    for (float& x : rows) x = static_cast<float>(rng.Normal());
-    std::vector<uint32_t> unique_slots, inverse, offsets{0};
-    const size_t unique = 1 + rng.Below(10);
-    for (size_t u = 0; u < unique; ++u) unique_slots.push_back(static_cast<uint32_t>(rng.Below(slots)));
-    for (size_t i = 0; i < samples; ++i) {
-      const size_t len = rng.Below(4);  // empty bags and repeats included
-      for (size_t p = 0; p < len; ++p) inverse.push_back(static_cast<uint32_t>(rng.Below(unique)));
-      offsets.push_back(static_cast<uint32_t>(inverse.size()));
-    }
-    SlotBags bags{unique_slots.data(), unique, inverse.data(), offsets.data(), samples};
+    for (float& x : rows) x = static_cast<float>(std::ldexp(rng.Normal(), static_cast<int>(rng.Below(21)) - 10));
+    rows[rng.Below(rows.size())] = -0.0f;
+    const Bags bags = RandomBags(rng, slots, unique, samples);
     for (Pooling pooling : {Pooling::kSum, Pooling::kMean}) {
-      std::vector<float> out(samples * width), ref(samples * width);
-      be->PoolBySlot(rows.data(), stride, width, bags, pooling, out.data(), width);
-      for (size_t i = 0; i < samples; ++i) {
-        for (size_t j = 0; j < width; ++j) {
-          float s = 0.0f;
-          const uint32_t len = offsets[i + 1] - offsets[i];
-          for (uint32_t p = offsets[i]; p < offsets[i + 1]; ++p) {
-            const float v = rows[unique_slots[inverse[p]] * stride + j];
-            s = p == offsets[i] ? v : s + v;
-          }
-          if (pooling == Pooling::kMean && len > 0) s *= 1.0f / static_cast<float>(len);
-          ref[i * width + j] = s;
-        }
-      }
-      CHECK(out == ref);
+      INFO("seed " << seed << " width " << width << " mean " << (pooling == Pooling::kMean));
+      std::vector<float> out(samples * out_stride, 7.0f);
+      be->PoolBySlot(rows.data(), stride, width, bags.view(), pooling, out.data(), out_stride);
+      CHECK(SameBits(out, ReferencePool(rows, stride, width, bags, pooling, out_stride)));
 
-      std::vector<float> g(samples * width);
-      for (float& x : g) x = static_cast<float>(rng.Normal());
-      std::vector<float> grad(unique * width), want(unique * width, -0.0f);
-      be->BagGradToUnique(g.data(), width, width, bags, pooling, grad.data());
-      for (size_t i = 0; i < samples; ++i) {
-        const uint32_t len = offsets[i + 1] - offsets[i];
-        for (uint32_t p = offsets[i]; p < offsets[i + 1]; ++p) {
-          for (size_t j = 0; j < width; ++j) {
-            const float c = pooling == Pooling::kMean ? g[i * width + j] * (1.0f / static_cast<float>(len)) : g[i * width + j];
-            want[inverse[p] * width + j] += c;
-          }
-        }
-      }
-      CHECK(std::memcmp(grad.data(), want.data(), grad.size() * sizeof(float)) == 0);
+      const size_t in_stride = width + rng.Below(3);
+      std::vector<float> g(samples * in_stride);
+      for (float& x : g) x = static_cast<float>(std::ldexp(rng.Normal(), static_cast<int>(rng.Below(21)) - 10));
+      std::vector<float> grad(unique * width, 3.0f);
+      be->BagGradToUnique(g.data(), in_stride, width, bags.view(), pooling, grad.data());
+      CHECK(SameBits(grad, ReferenceBagGrad(g, in_stride, width, bags, pooling)));
     }
   }
+}
+
+TEST_CASE("Pooling keeps signed zeros: one-row bags copy the row, unused rows get -0", "[gpu]") {
+  auto be = MakeCpuBackend();
+  const std::vector<float> rows{-0.0f, 1.0f, 2.0f, -0.0f};  // two rows of width 2
+  Bags bags;
+  bags.unique_slots = {0, 1, 1};  // unique row 2 is used by no position
+  bags.inverse = {0, 0, 1};
+  bags.offsets = {0, 1, 1, 3};  // bag {row 0}, an empty bag, bag {row 0, row 1}
+  std::vector<float> out(6, 9.0f);
+  be->PoolBySlot(rows.data(), 2, 2, bags.view(), Pooling::kSum, out.data(), 2);
+  CHECK(std::signbit(out[0]));  // -0 itself, not +0 + -0
+  CHECK(out[1] == 1.0f);
+  CHECK(out[2] == 0.0f);
+  CHECK_FALSE(std::signbit(out[2]));  // an empty bag pools to +0
+  CHECK(out[4] == 2.0f);
+  CHECK(out[5] == 1.0f);
+
+  const std::vector<float> g{1.0f, -0.0f, 5.0f, 5.0f, -0.0f, 2.0f};
+  std::vector<float> grad(6, 9.0f);
+  be->BagGradToUnique(g.data(), 2, 2, bags.view(), Pooling::kSum, grad.data());
+  CHECK(grad[0] == 1.0f);
+  CHECK(grad[1] == 2.0f);
+  CHECK(std::signbit(grad[2]));  // -0 + -0 stays -0
+  CHECK(grad[3] == 2.0f);
+  CHECK(std::signbit(grad[4]));
+  CHECK(std::signbit(grad[5]));
+}
+
+TEST_CASE("The CPU backend names its sgemm library", "[gpu]") {
+  CHECK(MakeCpuBackend()->name().find(CpuBackendHasOneDnn() ? "oneDNN" : "OpenBLAS") != std::string::npos);
+  auto openblas = MakeCpuBackend(CpuGemmLibrary::kOpenBlas);
+  REQUIRE(openblas.ok());
+  CHECK((*openblas)->name().find("OpenBLAS") != std::string::npos);
+  if (!CpuBackendHasOneDnn()) CHECK(MakeCpuBackend(CpuGemmLibrary::kOneDnn).status().code() == Status::Code::kNotSupported);
 }
 
 }  // namespace actorrec::gpu
