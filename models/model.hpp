@@ -9,10 +9,36 @@
 //
 // Dense parameters live in one contiguous buffer (params(), with grads() of
 // the same layout), so that the dense all-reduce and the checkpoint see one
-// array; tensors() names the pieces ("bottom_mlp.0.weight", shaped
-// [out, in] as in PyTorch's nn.Linear).
+// array; tensors() names the pieces, in buffer order:
+//   dlrm       bottom_mlp.<l>.{weight,bias}, top_mlp.<l>.{weight,bias}
+//   wide_deep  deep_mlp.<l>.{weight,bias}, wide.bias [1]
+//   deepfm     deep_mlp.<l>.{weight,bias}, fm.bias [1]
+//   dcn        cross.<l>.{weight,bias} [d0] each, deep_mlp.<l>.{weight,bias}
+//              (the hidden layers only), final.weight [1, d0 + h], final.bias [1]
+// with weights shaped [out, in] as PyTorch's nn.Linear.
 //
-// Every loop runs in a fixed order: the result depends only on the inputs.
+// The math of each model (the tests hold a naive double-precision copy):
+//   dlrm       z = ReLU-MLP_bottom(dense) (ReLU after every layer, so the
+//              last width is embedding_dim); F = [z, e_1 … e_T]; the
+//              interaction is [z, ⟨F_a, F_b⟩ for a = 1…T, b = 0…a−1] (the
+//              strictly lower triangle, row by row, as the DLRM reference's
+//              li/lj); logit = MLP_top(interaction), the last layer linear.
+//   wide_deep  logit = Σ_t w_t + wide.bias + MLP_deep([dense, e_1 … e_T]),
+//              where e_t are the first D floats of pooled vector t and w_t
+//              its last float (the first-order weight; width D + 1).
+//   deepfm     wide_deep's first-order and deep terms, plus the FM second
+//              order ½ Σ_k [(Σ_t e_tk)² − Σ_t e_tk²].
+//   dcn        x0 = [dense, e_1 … e_T] (width d0), x_{l+1} = x0·(x_l·w_l) +
+//              b_l + x_l for cross_layers layers; h = ReLU-MLP over x0 of
+//              deep_mlp's widths without its last (which must be 1: the
+//              config's rule for every deep_mlp), and ReLU after each;
+//              logit = final·[x_L, h] + final.bias. deep_mlp = [1] leaves
+//              the cross network alone (h empty).
+// Pooling (sum or mean) happens before the model, in the trainer.
+//
+// Every loop runs in a fixed order: the result depends only on the inputs
+// (and on the backend's GEMM, itself deterministic). Buffers are sized to
+// the largest slice seen: steady-state training allocates nothing.
 #pragma once
 
 #include <memory>
@@ -23,6 +49,7 @@
 #include "base/status.hpp"
 #include "configs/config.hpp"
 #include "gpu/backend.hpp"
+#include "models/tensor.hpp"
 
 namespace actorrec::models {
 
@@ -38,17 +65,14 @@ struct ModelSpec {
 
 ModelSpec SpecOf(const config::ModelConfig& model, uint32_t dense_features, uint32_t tables);
 
-// GEMM FLOPs per sample of one forward and backward pass (2 per multiply-add;
-// forward, input gradient and weight gradient of every linear layer): the
-// numerator of the training roofline.
+// GEMM FLOPs per sample of one forward and backward pass, counting exactly
+// the GEMMs the model issues through gpu::Backend (2 FLOPs per
+// multiply-add): every MLP layer's forward, weight gradient and input
+// gradient, except the input gradient of DLRM's bottom layer 0 (dense
+// features need none), plus DLRM's interaction backward (T × T × D per
+// sample). The numerator of the training roofline. 0 for a spec Create
+// rejects.
 double MlpFlopsPerSample(const ModelSpec& spec);
-
-struct TensorInfo {
-  std::string name;
-  std::vector<int64_t> shape;
-  size_t offset = 0;  // into params() / grads()
-  size_t size = 0;
-};
 
 struct SliceView {
   size_t samples = 0;
@@ -58,9 +82,12 @@ struct SliceView {
 
 class Model {
  public:
-  // InvalidArgument naming the config key when the shape is impossible.
+  // InvalidArgument naming the config key when the shape is impossible
+  // (e.g. "model.bottom_mlp: last width 8 must equal embedding_dim 16").
   static Result<std::unique_ptr<Model>> Create(const ModelSpec& spec, gpu::Backend* backend);
   virtual ~Model() = default;
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
 
   // Floats of a pooled embedding and of a row's weights: embedding_dim, plus
   // one first-order weight (the last float) for Wide&Deep and DeepFM.
@@ -70,13 +97,15 @@ class Model {
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
   const ModelSpec& spec() const { return spec_; }
 
-  // Weights from (seed, tensor, element) alone: normal with the DLRM
-  // reference's scales (weights sqrt(2 / (in + out)), biases sqrt(1 / out)).
+  // Weights from (seed, tensor index, element) alone, normal with the DLRM
+  // reference's scales: weights N(0, 2 / (in + out)), biases N(0, 1 / out);
+  // DCN's cross weights count as [d0, 1] and its cross biases start at 0, so
+  // that each cross layer starts close to its residual identity.
   void Initialize(uint64_t seed);
 
   // Overwrites grads() and pooled_grad (shape of pooled) with the gradients
   // of grad_scale × Σ_i BCEWithLogits(logit_i, label_i); returns the
-  // unscaled Σ_i loss_i.
+  // unscaled Σ_i loss_i. in.samples may be 0 (zero gradients, loss 0).
   virtual double ForwardBackward(const SliceView& in, const float* pooled, float* pooled_grad, float grad_scale) = 0;
   // Logits (not probabilities) of the slice's samples.
   virtual void Predict(const SliceView& in, const float* pooled, float* logits) = 0;

@@ -34,6 +34,19 @@ DenseOptimizer::DenseOptimizer(config::DenseOptimizer kind, OptimizerSettings se
   }
 }
 
+std::vector<TensorInfo> DenseOptimizer::state_tensors() const {
+  auto piece = [](const char* name, size_t offset, size_t size) {
+    return TensorInfo{name, {static_cast<int64_t>(size)}, offset, size};
+  };
+  switch (kind_) {
+    case config::DenseOptimizer::kSgd: return {};
+    case config::DenseOptimizer::kAdagrad: return {piece("adagrad.accumulator", 0, n_)};
+    case config::DenseOptimizer::kAdam:
+      return {piece("adam.m", 0, n_), piece("adam.v", n_, n_), piece("adam.step", 2 * n_, 1)};
+  }
+  return {};
+}
+
 void DenseOptimizer::Step(std::span<float> p, std::span<const float> g) {
   const float lr = s_.lr;
   switch (kind_) {
