@@ -1,16 +1,30 @@
+// The shard's rows: ownership checks, lazy creation, fetch / store / update.
 #include "actors/embedding/shard_store.hpp"
 
-#include <algorithm>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include "base/digest.hpp"
 #include "data/gen/random.hpp"
 
 namespace actorrec::embedding {
+namespace {
+
+// Keeps the partition's hash apart from every other use of HashPair.
+constexpr uint64_t kShardSalt = 0x73686172640000ULL;  // "shard\0\0"
+
+std::string RowName(uint32_t table, uint64_t row) {
+  std::string s = "row (";
+  s.append(std::to_string(table)).append(", ").append(std::to_string(row)).append(")");
+  return s;
+}
+
+}  // namespace
 
 uint32_t ShardOf(uint32_t table, uint64_t row, uint32_t shards) {
-  const uint64_t h = data::gen::HashPair(0x73686172640000ULL + table, row);
+  // Multiply-shift maps the 64-bit hash onto [0, shards) without modulo bias.
+  const uint64_t h = data::gen::HashPair(kShardSalt + table, row);
   return static_cast<uint32_t>((static_cast<unsigned __int128>(h) * shards) >> 64);
 }
 
@@ -21,86 +35,103 @@ ShardStore::ShardStore(uint32_t shard, uint32_t shards, std::vector<uint64_t> ta
       table_rows_(std::move(table_rows)),
       format_(format),
       init_(std::move(init)),
-      index_(table_rows_.size()) {}
+      arena_(format.floats()) {
+  ACTORREC_ASSERT(shard < shards, "a shard index must be below the shard count");
+  ACTORREC_ASSERT(format.floats() > 0 && format.floats() <= (uint32_t{1} << 20), "row format out of bounds");
+  index_.reserve(table_rows_.size());
+  for (const uint64_t rows : table_rows_) index_.emplace_back(rows);
+}
 
 Status ShardStore::Check(uint32_t table, uint32_t row) const {
   if (table >= table_rows_.size() || row >= table_rows_[table]) {
-    return Status::InvalidArgument("embedding shard " + std::to_string(shard_) + ": row (" + std::to_string(table) +
-                                   ", " + std::to_string(row) + ") is out of range");
+    std::string msg = "embedding shard ";
+    msg.append(std::to_string(shard_)).append(": ").append(RowName(table, row)).append(" is out of range");
+    return Status::InvalidArgument(std::move(msg));
   }
-  if (ShardOf(table, row, shards_) != shard_) {
-    return Status::InvalidArgument("embedding shard " + std::to_string(shard_) + ": row (" + std::to_string(table) +
-                                   ", " + std::to_string(row) + ") belongs to shard " +
-                                   std::to_string(ShardOf(table, row, shards_)));
+  if (const uint32_t owner = ShardOf(table, row, shards_); owner != shard_) {
+    std::string msg = "embedding shard ";
+    msg.append(std::to_string(shard_)).append(": ").append(RowName(table, row)).append(" belongs to shard ");
+    msg.append(std::to_string(owner));
+    return Status::InvalidArgument(std::move(msg));
   }
   return Status::Ok();
 }
 
-float* ShardStore::Row(uint32_t table, uint32_t row) {
-  auto [it, fresh] = index_[table].try_emplace(row, resident_);
-  if (!fresh) return RowAt(it->second);
-  if (resident_ % kChunkRows == 0) {
-    chunks_.push_back(std::make_unique<float[]>(size_t{kChunkRows} * format_.floats()));
+Status ShardStore::CheckAll(const uint32_t* tables, const uint32_t* rows, size_t n) const {
+  for (size_t i = 0; i < n; ++i) {
+    if (Status st = Check(tables[i], rows[i]); !st.ok()) return st;
   }
-  float* data = RowAt(resident_++);
-  init_(table, row, data);
+  return Status::Ok();
+}
+
+float* ShardStore::Row(uint32_t table, uint32_t row, bool* created) {
+  RowIndex& index = index_[table];
+  if (const uint32_t slot = index.Find(row); slot != RowIndex::kNoRow) {
+    *created = false;
+    return arena_.At(slot);
+  }
+  ACTORREC_ASSERT(arena_.rows() < RowIndex::kNoRow - 1, "a shard holds at most 2^32 - 2 rows");
+  const uint32_t slot = arena_.Append();
+  index.Insert(row, slot);
+  *created = true;
+  return arena_.At(slot);
+}
+
+float* ShardStore::InitializedRow(uint32_t table, uint32_t row) {
+  bool created;
+  float* data = Row(table, row, &created);
+  if (created) init_(table, row, data);
   return data;
 }
 
 Status ShardStore::Fetch(const uint32_t* tables, const uint32_t* rows, size_t n, float* out) {
-  for (size_t i = 0; i < n; ++i) {
-    if (Status st = Check(tables[i], rows[i]); !st.ok()) return st;
-  }
+  if (Status st = CheckAll(tables, rows, n); !st.ok()) return st;
   const size_t f = format_.floats();
-  for (size_t i = 0; i < n; ++i) std::memcpy(out + i * f, Row(tables[i], rows[i]), f * sizeof(float));
+  for (size_t i = 0; i < n; ++i) std::memcpy(out + i * f, InitializedRow(tables[i], rows[i]), f * sizeof(float));
   return Status::Ok();
 }
 
 Status ShardStore::Store(const uint32_t* tables, const uint32_t* rows, size_t n, const float* in) {
-  for (size_t i = 0; i < n; ++i) {
-    if (Status st = Check(tables[i], rows[i]); !st.ok()) return st;
-  }
+  if (Status st = CheckAll(tables, rows, n); !st.ok()) return st;
   const size_t f = format_.floats();
-  for (size_t i = 0; i < n; ++i) std::memcpy(Row(tables[i], rows[i]), in + i * f, f * sizeof(float));
+  bool created;
+  for (size_t i = 0; i < n; ++i) std::memcpy(Row(tables[i], rows[i], &created), in + i * f, f * sizeof(float));
   return Status::Ok();
 }
 
 Status ShardStore::Update(const uint32_t* tables, const uint32_t* rows, size_t n,
                           const std::function<void(float* row, size_t i)>& update) {
-  for (size_t i = 0; i < n; ++i) {
-    if (Status st = Check(tables[i], rows[i]); !st.ok()) return st;
-  }
-  for (size_t i = 0; i < n; ++i) update(Row(tables[i], rows[i]), i);
+  if (Status st = CheckAll(tables, rows, n); !st.ok()) return st;
+  for (size_t i = 0; i < n; ++i) update(InitializedRow(tables[i], rows[i]), i);
   return Status::Ok();
 }
 
 Status ShardStore::Peek(uint32_t table, uint32_t row, float* out) const {
   if (Status st = Check(table, row); !st.ok()) return st;
-  auto it = index_[table].find(row);
-  if (it == index_[table].end()) {
-    init_(table, row, out);
+  if (const uint32_t slot = index_[table].Find(row); slot != RowIndex::kNoRow) {
+    std::memcpy(out, arena_.At(slot), format_.floats() * sizeof(float));
   } else {
-    std::memcpy(out, RowAt(it->second), format_.floats() * sizeof(float));
+    init_(table, row, out);
   }
   return Status::Ok();
 }
 
 size_t ShardStore::memory_bytes() const {
-  size_t bytes = chunks_.size() * size_t{kChunkRows} * format_.floats() * sizeof(float);
-  for (const auto& m : index_) bytes += m.bucket_count() * sizeof(void*) + m.size() * (2 * sizeof(uint32_t) + sizeof(void*));
+  size_t bytes = arena_.memory_bytes() + table_rows_.capacity() * sizeof(uint64_t);
+  for (const RowIndex& index : index_) bytes += sizeof(RowIndex) + index.memory_bytes();
   return bytes;
 }
 
 void ShardStore::ForEachRow(const std::function<void(uint32_t table, uint64_t row, const float* data)>& visit) const {
   for (uint32_t t = 0; t < index_.size(); ++t) {
-    std::vector<std::pair<uint32_t, uint32_t>> rows(index_[t].begin(), index_[t].end());
-    std::sort(rows.begin(), rows.end());
-    for (const auto& [row, index] : rows) visit(t, row, RowAt(index));
+    for (const auto& [row, slot] : index_[t].SortedEntries()) visit(t, row, arena_.At(slot));
   }
 }
 
 uint64_t ShardStore::Digest() const {
-  uint64_t digest = 0;
+  // Chained: each row's digest is seeded with everything before it, and its
+  // (t, r) are hashed in, so moving a value to another row changes it too.
+  uint64_t digest = Digest64(std::string_view(reinterpret_cast<const char*>(&format_), sizeof format_));
   const size_t bytes = format_.floats() * sizeof(float);
   ForEachRow([&](uint32_t t, uint64_t r, const float* data) {
     digest = Digest64(std::string_view(reinterpret_cast<const char*>(data), bytes), digest ^ data::gen::HashPair(t, r));
