@@ -15,6 +15,7 @@
 #include "configs/config.hpp"
 #include "gpu/device_probe.hpp"
 #include "tools/data_command.hpp"
+#include "tools/plan_command.hpp"
 #include "tools/train_command.hpp"
 
 namespace {
@@ -123,6 +124,7 @@ int main(int argc, char** argv) {
   node->add_option("--rank", rank, "which of the members running --role (0-based, topology order)");
 
   auto run_data = AddDataCommands(app);
+  auto run_plan = AddPlanCommand(app);
 
   struct Pending {
     const char* name;
@@ -130,8 +132,6 @@ int main(int argc, char** argv) {
     const char* what;
   };
   const Pending pending[] = {
-      {"plan", "Write the oracle's plans for the first batches of a config as JSON lines.",
-       "The oracle and its plan dump arrive with the oracle issue."},
       {"inspect", "Connect to a running cluster's inspector and show its live actors and stats.",
        "The interactive inspector client arrives with a later issue."},
       {"bench", "Run benchmarks (oracle, data, training, cluster) and print measured ratios.",
@@ -155,6 +155,7 @@ int main(int argc, char** argv) {
     if (!InitLogging("data", log_level.empty() ? "info" : log_level)) return kExitUsage;
     return run_data();
   }
+  if (app.got_subcommand("plan")) return run_plan();
   for (size_t i = 0; i < pending_apps.size(); ++i) {
     if (pending_apps[i]->parsed()) return NotBuilt(pending[i].name, pending[i].what);
   }

@@ -49,6 +49,7 @@ LookaheadCore::LookaheadCore(const PlannerOptions& options, std::vector<uint32_t
       all_shared_(!options.private_rows),
       tables_(static_cast<uint32_t>(options.table_rows.size())),
       lookahead_(lookahead),
+      first_batch_(static_cast<int64_t>(options.first_batch)),
       owned_(std::move(owned)),
       table_base_(TableBases(options, owned_)),
       state_(table_base_.back()),
@@ -139,9 +140,13 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
     // cut to what was written.
     plan->trainers.resize(trainers_);
     fill_.Reset(trainers_);
-    plan->batch = static_cast<int64_t>(b);
+    plan->batch = first_batch_ + static_cast<int64_t>(b);
     plan->lookahead = lookahead_;
-    plan->barrier = static_cast<int64_t>(b) - lookahead_ - 1 >= 0 ? static_cast<int64_t>(b) - lookahead_ - 1 : -1;
+    // Before the first L + 1 batches nothing this run evicted needs waiting
+    // for; first_batch − 1 is then the barrier, whose write-backs the
+    // checkpoint the run started from already holds.
+    const int64_t barrier = static_cast<int64_t>(b) - lookahead_ - 1;
+    plan->barrier = first_batch_ + (barrier >= 0 ? barrier : -1);
   }
   uint32_t occupancy = 0;
   for (size_t i = 0; i < owned_.size(); ++i) {
@@ -220,8 +225,9 @@ Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchP
   }
   if (short_of_slots) {
     const uint64_t needed = uint64_t{in_use_before} + shared_misses + group;
+    const int64_t batch = first_batch_ + static_cast<int64_t>(b);
     return Status::InvalidArgument(PartitionName(owned_[i], part_tables_[i]) + " needs " + std::to_string(needed) +
-                                   " slots per trainer at batch " + std::to_string(b) + " with lookahead " +
+                                   " slots per trainer at batch " + std::to_string(batch) + " with lookahead " +
                                    std::to_string(lookahead_) + " but has " + std::to_string(pool.capacity()) +
                                    ": raise its capacity or lower the lookahead");
   }

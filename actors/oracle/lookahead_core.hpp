@@ -71,6 +71,9 @@ class LookaheadCore {
   LookaheadCore& operator=(const LookaheadCore&) = delete;
 
   uint32_t lookahead() const { return lookahead_; }
+  // Batches pushed and planned so far. Internally batches count from 0 (the
+  // per-row state, the writer rotation); only the plans' batch and barrier
+  // fields add PlannerOptions::first_batch.
   uint64_t pushed() const { return pushed_; }
   uint64_t planned() const { return planned_; }
   bool WindowFull() const { return pushed_ - planned_ == uint64_t{lookahead_} + 1; }
@@ -146,6 +149,7 @@ class LookaheadCore {
   const bool all_shared_;  // PlannerOptions::private_rows == false: every row is shared
   const uint32_t tables_;
   const uint32_t lookahead_;
+  const int64_t first_batch_;
   std::vector<uint32_t> owned_;                     // partition indices
   std::vector<std::vector<uint32_t>> part_tables_;  // per owned partition, ascending
   std::vector<uint32_t> owned_tables_;              // ascending

@@ -1,5 +1,5 @@
 // PlanToJson: a TrainerPlan as one line of JSON, the format of the plan dump
-// (`actorrec oracle dump`). A debugging and tooling interface: fields are
+// (`actorrec plan`, docs/plan_format.md). A debugging and tooling interface: fields are
 // only ever added, never renamed or reordered.
 //
 // One object per batch and trainer, on one line, no spaces, keys in this
@@ -7,7 +7,7 @@
 //   "batch"            global batch b
 //   "trainer"          trainer w
 //   "lookahead"        L the batch was planned with
-//   "barrier"          b − L − 1, or −1: write-backs of batches <= barrier
+//   "barrier"          max(first_batch − 1, b − L − 1): write-backs of batches <= barrier
 //                      are acknowledged before this prefetch is served
 //   "occupancy"        slots held in w's cache while b runs (quarantined
 //                      slots included), <= the capacity

@@ -28,7 +28,7 @@ Status Planner::CheckShape(const BatchRows& rows) const {
   const uint32_t tables = static_cast<uint32_t>(options_.table_rows.size());
   if (rows.trainers != options_.trainers || rows.tables != tables ||
       rows.slices.size() != size_t{tables} * rows.trainers) {
-    return Status::InvalidArgument("batch " + std::to_string(planned() + window_.size() + probe_.size()) + " has " +
+    return Status::InvalidArgument("batch " + std::to_string(next_batch() + window_.size() + probe_.size()) + " has " +
                                    std::to_string(rows.trainers) + " slices of " + std::to_string(rows.tables) +
                                    " tables; the oracle plans " + std::to_string(options_.trainers) + " of " +
                                    std::to_string(tables));

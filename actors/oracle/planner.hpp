@@ -95,8 +95,10 @@ class Planner {
   // planning allocates nothing.
   BatchRows RecycledRows() { return std::move(spare_); }
 
-  // Batches planned so far (the next PlanNext plans this batch number).
+  // Batches planned so far.
   uint64_t planned() const { return core_ ? core_->planned() : 0; }
+  // The batch number the next PlanNext plans: first_batch + planned().
+  uint64_t next_batch() const { return options_.first_batch + planned(); }
 
   // The TTL of a cached row as the window shows it now, or nullopt.
   std::optional<int64_t> CachedUntil(uint32_t table, data::RowId row) const;

@@ -46,6 +46,9 @@ Status Validate(const PlannerOptions& options) {
   if (options.lookahead == 0 && options.max_lookahead == 0) {
     return Status::InvalidArgument("auto lookahead needs max_lookahead >= 1");
   }
+  if (options.first_batch >= (uint64_t{1} << 62)) {
+    return Status::InvalidArgument("first batch " + std::to_string(options.first_batch) + " is beyond 2^62");
+  }
   for (size_t i = 0; i < options.owned.size(); ++i) {
     if (options.owned[i] >= options.partitions.size() || (i > 0 && options.owned[i] <= options.owned[i - 1])) {
       return Status::InvalidArgument("owned partitions must be ascending indices below " +

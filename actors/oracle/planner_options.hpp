@@ -39,6 +39,13 @@ struct PlannerOptions {
   // False is the `replicated` mode (ARCHITECTURE §8): no row is private,
   // every miss is a shared prefetch and every updated row is synced.
   bool private_rows = true;
+  // The batch number of the first pushed batch: a run resumed at batch k
+  // from a checkpoint (every cache empty, every row written back) plans k,
+  // k+1, … with first_batch = k. Plans are numbered from it and their
+  // barriers never name a batch before first_batch − 1 (whose write-backs
+  // the checkpoint holds); otherwise they are exactly a fresh planner's
+  // plans of the same batches, renumbered.
+  uint64_t first_batch = 0;
 };
 
 // All tables in one partition of `capacity` slots.

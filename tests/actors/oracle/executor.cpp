@@ -169,7 +169,7 @@ class Executor {
       if (!UsedIn(k, b - L, b - 1)) expect_missed.insert(k);
       const bool again = UsedIn(k, b + 1, b + L);
       if (!again) expect_evicted.insert(k);
-      if (!again && (users & (users - 1)) == 0) {
+      if (o_.private_rows && !again && (users & (users - 1)) == 0) {
         expect_private.insert(k);
       } else {
         (users_.size() > static_cast<size_t>(b + 1) && users_[b + 1].count(k) ? expect_critical : expect_delayed)

@@ -32,6 +32,9 @@ struct ExecutorOptions {
   uint32_t capacity = 0;                                   // slots of each trainer's cache
   std::vector<std::pair<uint32_t, uint32_t>> table_slots;  // per table: its partition's [first, end)
   bool lazy = false;
+  // PlannerOptions::private_rows: false (replicated mode) expects no private
+  // rows at all, every updated row synced.
+  bool private_rows = true;
   // false: only the dynamic checks (reads, slots, syncs, write-backs), so
   // that the executor's own tests can show those catch what they must.
   bool check_sets = true;

@@ -90,3 +90,58 @@ TEST_CASE("peak occupancy never falls as the lookahead grows", "[oracle]") {
     previous = peaks;
   }
 }
+
+TEST_CASE("replicated plans (private_rows = false) have no private row and sync every updated row", "[oracle]") {
+  const Skew skew = GENERATE(Skew::kUniform, Skew::kZipf12, Skew::kTop1Percent90);
+  const uint32_t lookahead = GENERATE(1u, 3u, 50u);
+  const uint32_t trainers = GENERATE(1u, 2u, 5u);
+  const uint64_t seed = GENERATE(take(2, random(1, 1000000)));
+  const bool split = seed % 2 == 0;
+  CAPTURE(SkewName(skew), lookahead, trainers, seed, split);
+
+  const Workload w = MakeWorkload(seed, skew, 120, 24, kTableRows);
+  PlannerOptions options = Options(trainers, lookahead, split);
+  options.private_rows = false;
+  const std::vector<uint32_t> peaks = PeakOccupancy(options, AllRows(options, w), lookahead);
+  for (size_t p = 0; p < peaks.size(); ++p) options.partitions[p].capacity = std::max(peaks[p], 1u);
+  std::vector<BatchPlan> batch_plans;
+  Result<Plans> plans = PlanAll(options, w, nullptr, &batch_plans);
+  REQUIRE(plans.ok());
+
+  // The same rows as the lrpp plans: each private row of those is here a
+  // shared one, each private miss a shared prefetch.
+  PlannerOptions lrpp = options;
+  lrpp.private_rows = true;
+  for (Partition& p : lrpp.partitions) p.capacity = UINT32_MAX / 4;
+  std::vector<BatchPlan> lrpp_plans;
+  REQUIRE(PlanAll(lrpp, w, nullptr, &lrpp_plans).ok());
+  uint64_t lrpp_private = 0;
+  for (size_t b = 0; b < batch_plans.size(); ++b) {
+    CAPTURE(b);
+    const BatchPlan& r = batch_plans[b];
+    const BatchPlan& l = lrpp_plans[b];
+    size_t l_private = 0, l_private_misses = 0;
+    for (uint32_t t = 0; t < trainers; ++t) {
+      REQUIRE(r.trainers[t].private_rows.empty());
+      REQUIRE(r.trainers[t].private_prefetch.empty());
+      l_private += l.trainers[t].private_rows.size();
+      l_private_misses += l.trainers[t].private_prefetch.size();
+    }
+    lrpp_private += l_private;
+    REQUIRE(r.critical.size() + r.delayed.size() == l.critical.size() + l.delayed.size() + l_private);
+    REQUIRE(r.prefetch.size() == l.prefetch.size() + l_private_misses);
+    REQUIRE(r.critical.size() >= l.critical.size());
+    REQUIRE(r.evictions.size() == l.evictions.size() + l_private_misses);
+  }
+  CHECK(lrpp_private > 0);  // the mode made a difference
+  for (bool lazy : {false, true}) {
+    CAPTURE(lazy);
+    REQUIRE(Violations(ExecutorFor(options, lookahead, lazy), w, *plans) == "");
+  }
+  // The executor's set checks do tell the modes apart: lrpp plans are wrong
+  // as replicated plans.
+  Result<Plans> lrpp_as_replicated = PlanAll(lrpp, w);
+  REQUIRE(lrpp_as_replicated.ok());
+  REQUIRE_THAT(Violations(ExecutorFor(options, lookahead, false), w, *lrpp_as_replicated),
+               Catch::Contains("private rows are not exactly"));
+}

@@ -1,0 +1,198 @@
+// `actorrec plan` as a user runs it: the real binary on a small generated
+// config, its JSON lines parsed one by one.
+#include <catch2/catch.hpp>
+
+#include <cctype>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/cluster/child_process.hpp"
+
+using namespace actorrec::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Run {
+  int code;
+  std::string output;
+};
+
+Run Actorrec(const TempDir& dir, std::vector<std::string> args) {
+  args.insert(args.begin(), ActorrecBinary());
+  ChildProcess p(args, dir.File("out.log"));
+  auto code = p.WaitExit(120s);
+  return {code.value_or(-1), p.Log()};
+}
+
+// A strict parser of the JSON the plan dump writes (objects, arrays,
+// integers; no strings but keys): records the top-level keys and the
+// integers of "batch" and "trainer". False on anything malformed.
+class LineParser {
+ public:
+  explicit LineParser(const std::string& s) : s_(s) {}
+  bool Parse() { return Value(0) && at_ == s_.size(); }
+  std::vector<std::string> keys;
+  long long batch = -2, trainer = -2;
+
+ private:
+  bool Value(int depth) {
+    if (at_ >= s_.size()) return false;
+    if (s_[at_] == '{') return Object(depth);
+    if (s_[at_] == '[') return Array(depth);
+    return Number(nullptr);
+  }
+  bool Number(long long* out) {
+    const size_t start = at_;
+    if (at_ < s_.size() && s_[at_] == '-') ++at_;
+    while (at_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[at_]))) ++at_;
+    if (at_ == start || (s_[start] == '-' && at_ == start + 1)) return false;
+    if (out) *out = std::stoll(s_.substr(start, at_ - start));
+    return true;
+  }
+  bool Key(std::string* key) {
+    if (at_ >= s_.size() || s_[at_] != '"') return false;
+    const size_t end = s_.find('"', at_ + 1);
+    if (end == std::string::npos) return false;
+    *key = s_.substr(at_ + 1, end - at_ - 1);
+    at_ = end + 1;
+    return at_ < s_.size() && s_[at_++] == ':';
+  }
+  bool Object(int depth) {
+    ++at_;
+    if (at_ < s_.size() && s_[at_] == '}') return ++at_, true;
+    while (true) {
+      std::string key;
+      if (!Key(&key)) return false;
+      if (depth == 0) keys.push_back(key);
+      if (depth == 0 && (key == "batch" || key == "trainer")) {
+        if (!Number(key == "batch" ? &batch : &trainer)) return false;
+      } else if (!Value(depth + 1)) {
+        return false;
+      }
+      if (at_ >= s_.size()) return false;
+      if (s_[at_] == '}') return ++at_, true;
+      if (s_[at_++] != ',') return false;
+    }
+  }
+  bool Array(int depth) {
+    ++at_;
+    if (at_ < s_.size() && s_[at_] == ']') return ++at_, true;
+    while (true) {
+      if (!Value(depth + 1)) return false;
+      if (at_ >= s_.size()) return false;
+      if (s_[at_] == ']') return ++at_, true;
+      if (s_[at_++] != ',') return false;
+    }
+  }
+  const std::string& s_;
+  size_t at_ = 0;
+};
+
+const std::vector<std::string> kKeys = {"batch",    "trainer",     "lookahead", "barrier", "occupancy",
+                                        "prefetch", "privatePrefetch", "features", "privateRows", "critical",
+                                        "delayed",  "evictions"};
+
+std::string Config(const TempDir& dir, uint64_t cache_rows, const std::string& mode) {
+  const std::string path = dir.File("plan.toml");
+  WriteFile(path, R"([run]
+name = "plan"
+output_dir = ")" + dir.path() + R"(/out"
+[model]
+embedding_dim = 8
+bottom_mlp = [8]
+top_mlp = [8, 1]
+[dataset]
+preset = "custom"
+table_rows = [50, 3000, 20000]
+dense_features = 1
+samples = 8192
+[training]
+mode = ")" + mode + R"("
+batch_size = 256
+cache_rows = )" + std::to_string(cache_rows) + R"(
+[cluster]
+secret = "plan-test-secret-123456"
+[[cluster.member]]
+name = "l"
+address = "127.0.0.1"
+roles = ["all"]
+trainers = 2
+)");
+  return path;
+}
+
+std::vector<std::string> Lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("plan writes one parsable JSON line per batch and trainer, and reports L and a summary", "[cli][plan]") {
+  TempDir dir;
+  const std::string mode = GENERATE(std::string("lrpp_delayed"), std::string("replicated"));
+  CAPTURE(mode);
+  auto r = Actorrec(dir, {"plan", "--config", Config(dir, 4096, mode), "--batches", "7", "--out",
+                          dir.File("plans/p.jsonl")});
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  REQUIRE_THAT(r.output, Catch::Contains("actorrec plan: lookahead "));
+  REQUIRE_THAT(r.output, Catch::Contains("(automatic"));
+  REQUIRE_THAT(r.output, Catch::Contains("wrote 14 line(s), 7 batch(es)"));
+  REQUIRE_THAT(r.output, Catch::Contains("7 batches: "));
+  REQUIRE_THAT(r.output, Catch::Contains("% from the cache"));
+  const std::vector<std::string> lines = Lines(dir.File("plans/p.jsonl"));
+  REQUIRE(lines.size() == 14);
+  bool any_private = false;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    CAPTURE(i, lines[i].substr(0, 200));
+    LineParser p(lines[i]);
+    REQUIRE(p.Parse());
+    REQUIRE(p.keys == kKeys);
+    REQUIRE(p.batch == static_cast<long long>(i / 2));
+    REQUIRE(p.trainer == static_cast<long long>(i % 2));
+    any_private |= lines[i].find("\"privateRows\":[]") == std::string::npos;
+  }
+  REQUIRE(any_private == (mode == "lrpp_delayed"));
+
+  // --trainer: that trainer's lines only, the same ones.
+  auto one = Actorrec(dir, {"plan", "--config", dir.File("plan.toml"), "--batches", "7", "--trainer", "1", "--out",
+                            dir.File("t1.jsonl")});
+  INFO(one.output);
+  REQUIRE(one.code == 0);
+  const std::vector<std::string> t1 = Lines(dir.File("t1.jsonl"));
+  REQUIRE(t1.size() == 7);
+  for (size_t b = 0; b < t1.size(); ++b) REQUIRE(t1[b] == lines[2 * b + 1]);
+}
+
+TEST_CASE("plan with a cache too small names the capacity needed and training.cache_rows", "[cli][plan]") {
+  TempDir dir;
+  auto r = Actorrec(dir, {"plan", "--config", Config(dir, 40, "lrpp_delayed"), "--out", dir.File("p.jsonl")});
+  INFO(r.output);
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.output, Catch::Contains("needs "));
+  REQUIRE_THAT(r.output, Catch::Contains("training.cache_rows = 40"));
+}
+
+TEST_CASE("plan refuses a trainer the config does not have", "[cli][plan]") {
+  TempDir dir;
+  auto r = Actorrec(dir, {"plan", "--config", Config(dir, 4096, "lrpp"), "--trainer", "2"});
+  INFO(r.output);
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.output, Catch::Contains("trainer 2 does not exist: the run has 2 trainer(s)"));
+}
+
+TEST_CASE("plan --help explains the fields of its output", "[cli][plan]") {
+  TempDir dir;
+  auto r = Actorrec(dir, {"plan", "--help"});
+  REQUIRE(r.code == 0);
+  for (const std::string& key : kKeys) {
+    INFO(key);
+    REQUIRE_THAT(r.output, Catch::Contains(key));
+  }
+  REQUIRE_THAT(r.output, Catch::Contains("docs/plan_format.md"));
+}

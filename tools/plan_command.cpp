@@ -1,0 +1,158 @@
+// `actorrec plan --config F [--batches N] [--out plans.jsonl] [--trainer W]`.
+#include "tools/plan_command.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "actors/common/exit_codes.hpp"
+#include "actors/oracle/plan_dump.hpp"
+#include "actors/sampler/batch_sequence.hpp"
+#include "actors/sampler/dataset_source.hpp"
+#include "base/logging.hpp"
+#include "configs/config.hpp"
+#include "models/optimizers.hpp"
+
+namespace actorrec {
+namespace {
+
+constexpr const char* kFields =
+    "Output: one JSON object per line, per batch and trainer (batch-major), keys in this order:\n"
+    "  batch, trainer, lookahead (L), barrier (the prefetch waits until every write-back of batches\n"
+    "  <= barrier = max(first_batch - 1, batch - L - 1) is acknowledged; -1: none), occupancy (slots\n"
+    "  held while the batch runs, quarantine included), prefetch ([table,row,slot] shared misses, every\n"
+    "  trainer fetches them), privatePrefetch (misses only this trainer fetches), features (per table:\n"
+    "  uniqueSlots, inverse, offsets: sample i reads uniqueSlots[inverse[p]] for p in\n"
+    "  [offsets[i], offsets[i+1])), privateRows (updated by this trainer alone, never synced), critical\n"
+    "  (shared rows synced before the next batch), delayed (synced in the background), evictions\n"
+    "  ([table,row,slot,writer], freed after the batch; writer writes the row back).\n"
+    "Slots are indices into each trainer's cache of training.cache_rows rows. The chosen L and a\n"
+    "summary go to stderr. Full description: docs/plan_format.md.";
+
+struct PlanFlags {
+  std::string config_path;
+  uint64_t batches = 10;
+  std::string out = "-";
+  std::optional<uint32_t> trainer;
+};
+
+int Fail(int code, const std::string& message) {
+  std::cerr << "actorrec plan: " << message << "\n";
+  return code;
+}
+
+int RunPlan(const PlanFlags& flags) {
+  config::Config cfg;
+  try {
+    cfg = flags.config_path.empty() ? config::LoadEmbeddedLocal() : config::LoadConfig(flags.config_path);
+  } catch (const config::ConfigError& e) {
+    return Fail(kExitUsage, std::string("invalid config:\n").append(e.what()));
+  }
+  // Readers may log; the log goes to stderr, the plans (maybe) to stdout.
+  if (!InitLogging("plan", "warn")) return Fail(kExitFailure, "cannot start logging");
+
+  auto first_epoch = OpenEpoch(cfg, Split::kTrain, 0);
+  if (!first_epoch.ok()) return Fail(kExitFailure, first_epoch.status().message());
+  const data::DatasetSchema schema = (*first_epoch)->schema();
+  first_epoch->reset();
+
+  oracle::PlannerOptions options;
+  options.trainers = static_cast<uint32_t>(cfg.cluster.TotalTrainers());
+  for (const auto& t : schema.tables) options.table_rows.push_back(t.rows);
+  options.partitions = oracle::OnePartition(options.table_rows.size(), static_cast<uint32_t>(cfg.training.cache_rows));
+  options.lookahead = static_cast<uint32_t>(cfg.training.lookahead);
+  options.private_rows = cfg.training.mode != config::Mode::kReplicated;
+  if (Status s = oracle::Validate(options); !s.ok()) return Fail(kExitUsage, "training: " + s.message());
+
+  const models::RowOptimizer row_optimizer(cfg.optimizer.sparse, models::SparseSettingsOf(cfg.optimizer),
+                                           static_cast<uint32_t>(cfg.model.embedding_dim));
+  oracle::DumpOptions dump;
+  dump.batches = flags.batches;
+  dump.trainer = flags.trainer;
+  dump.bytes_per_row = uint64_t{row_optimizer.row_floats()} * sizeof(float);
+
+  const bool oracle_mode = cfg.training.mode == config::Mode::kLrppDelayed ||
+                           cfg.training.mode == config::Mode::kLrpp || cfg.training.mode == config::Mode::kReplicated;
+  std::cerr << "actorrec plan: config " << cfg.path << ": " << options.trainers << " trainer(s), "
+            << options.table_rows.size() << " tables, batch " << cfg.training.batch_size << ", training.cache_rows "
+            << cfg.training.cache_rows << " slots per trainer, mode " << config::ModeName(cfg.training.mode)
+            << (options.private_rows ? "" : " (no private rows)") << "\n";
+  if (!oracle_mode) {
+    std::cerr << "actorrec plan: mode " << config::ModeName(cfg.training.mode)
+              << " runs without the oracle; these are the plans lrpp_delayed would follow\n";
+  }
+
+  BatchSequence::Options seq;
+  seq.batch_size = static_cast<uint32_t>(cfg.training.batch_size);
+  seq.epochs = static_cast<uint32_t>(cfg.training.epochs);
+  seq.max_batches = cfg.training.max_batches;
+  BatchSequence sequence([&cfg](uint32_t epoch) { return OpenEpoch(cfg, Split::kTrain, epoch); }, seq);
+  data::Batch batch;
+  oracle::BatchSource source = [&](data::SampleBlock* out) -> Result<bool> {
+    if (Status s = sequence.Next(&batch); !s.ok()) return s;
+    if (sequence.done()) return false;
+    std::swap(*out, batch.samples);
+    return true;
+  };
+
+  std::ofstream file;
+  std::ostream* out = &std::cout;
+  if (flags.out != "-") {
+    const auto parent = std::filesystem::path(flags.out).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    file.open(flags.out, std::ios::binary | std::ios::trunc);
+    if (!file) return Fail(kExitFailure, "cannot write " + flags.out);
+    out = &file;
+  }
+  oracle::DumpReport report;
+  const Status s = oracle::DumpPlans(options, source, dump, out, &report);
+  if (file.is_open()) file.close();
+  if (!report.lookahead_report.empty()) std::cerr << "actorrec plan: " << report.lookahead_report << "\n";
+  if (!s.ok()) {
+    if (report.capacity_error) {
+      return Fail(kExitUsage, s.message() + "\nthe cache is training.cache_rows = " +
+                                  std::to_string(cfg.training.cache_rows) +
+                                  " slots per trainer: raise training.cache_rows to the capacity named above" +
+                                  (cfg.training.lookahead > 0 ? ", or lower training.lookahead" : ""));
+    }
+    return Fail(s.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure, s.message());
+  }
+  if (file.is_open() || flags.out != "-") {
+    if (!file) return Fail(kExitFailure, "writing " + flags.out + " failed");
+  }
+  const uint64_t lines = report.batches * (flags.trainer ? 1 : options.trainers);
+  std::cerr << "actorrec plan: wrote " << lines << " line(s), " << report.batches << " batch(es)"
+            << (flags.trainer ? " of trainer " + std::to_string(*flags.trainer) : std::string(" of every trainer"))
+            << ", to " << (flags.out == "-" ? std::string("stdout") : flags.out) << "\n"
+            << "actorrec plan: " << report.stats.Summary() << "\n";
+  if (report.batches < flags.batches) {
+    std::cerr << "actorrec plan: the data ended after " << report.batches << " batch(es)\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+std::function<int()> AddPlanCommand(CLI::App& app) {
+  auto flags = std::make_shared<PlanFlags>();
+  auto* plan = app.add_subcommand("plan",
+                                  "Write the oracle's plans for the first batches of a config as JSON lines: which "
+                                  "rows each trainer prefetches, syncs and evicts, and its features as cache slots.");
+  plan->footer(kFields);
+  plan->add_option("--config,-c", flags->config_path,
+                   "TOML config (see configs/); default: the embedded configs/local.toml")
+      ->check(CLI::ExistingFile);
+  plan->add_option("--batches,-n", flags->batches, "how many batches to plan (default 10)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  plan->add_option("--out,-o", flags->out, "where the JSON lines go; - is stdout (default)");
+  plan->add_option_function<uint32_t>(
+      "--trainer,-t", [flags](const uint32_t& w) { flags->trainer = w; },
+      "write only this trainer's plans (0-based); default: every trainer");
+  return [flags] { return RunPlan(*flags); };
+}
+
+}  // namespace actorrec
