@@ -7,9 +7,12 @@
 #                                                 the keys shard s holds)
 #   embedding_shard[s] -> cache_partition[w][p]   Rows, answering one RowFetch
 #   cache_partition[w][p] -> embedding_shard[s]   WriteBack (evicted rows this trainer writes)
-#   embedding_shard[s] -> cache_partition[w][p]   WriteBackAck, once the rows are applied;
-#                                                 the partition forwards it to the oracle,
-#                                                 which releases plan barriers with it
+#   embedding_shard[s] -> cache_partition[w][p]   WriteBackAck, once the rows are applied
+#
+# Every cache partition sends every shard exactly one WriteBack per batch, in
+# batch order, empty when it evicts nothing there: a shard then knows that
+# batch b's write-backs are all applied once it has b's from every trainer,
+# and serves a RowFetch only when that holds for the fetch's barrier.
 #
 # Row payloads travel as Data, not List(Float32): a row is its embedding
 # followed by its optimizer state, rows follow each other, so the receiver
@@ -37,6 +40,10 @@ struct RowFetch {
   trainer @2 :UInt32;        # the trainer whose cache receives them
   partition @3 :UInt32;      # the cache partition of that trainer, to answer to
   keys @4 :List(RowKey);     # the rows wanted, each once
+  barrier @5 :Int64;
+  # The plan's barrier: the shard serves this fetch only once every trainer's
+  # write-backs of batches <= barrier are applied (the consistency rule,
+  # ARCHITECTURE §3); -1: serve at once.
 }
 
 struct Rows {

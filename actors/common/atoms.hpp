@@ -26,3 +26,36 @@ using end_atom = caf::atom_constant<caf::atom("arend")>;
 using pump_atom = caf::atom_constant<caf::atom("arpump")>;
 
 }  // namespace actorrec
+
+namespace actorrec {
+
+// The training pipeline (actors/trainer/pipeline_run.hpp), in-process parts.
+// A role's failure, to the run's driver: (error_atom, std::string what).
+using error_atom = caf::atom_constant<caf::atom("arerror")>;
+// cache_partition -> trainer: (landed_atom, int64_t batch), every prefetched
+// row of the batch is in its slot.
+using landed_atom = caf::atom_constant<caf::atom("arlanded")>;
+// trainer -> cache_partition: (write_atom, int64_t batch), the batch's updates
+// (delayed sync included) are applied: write its evictions back.
+using write_atom = caf::atom_constant<caf::atom("arwrite")>;
+// cache_partition -> driver: (acked_atom, uint32_t trainer, int64_t batch,
+// uint64_t rows), every shard applied the trainer's write-backs of the batch.
+using acked_atom = caf::atom_constant<caf::atom("aracked")>;
+// trainer -> sync_scheduler: (sync_atom, int64_t batch, uint8_t kind,
+// std::vector<float>); answered with (synced_atom, batch, kind, the sum).
+using sync_atom = caf::atom_constant<caf::atom("arsync")>;
+using synced_atom = caf::atom_constant<caf::atom("arsynced")>;
+// trainer -> driver and oracle: the batch is settled (see trainer_actor.hpp).
+using settled_atom = caf::atom_constant<caf::atom("arsettled")>;
+// driver -> oracle: (hold_atom, int64_t last) plans no batch after `last`
+// until a later hold_atom raises it (pauses for evaluation and checkpoints).
+using hold_atom = caf::atom_constant<caf::atom("arhold")>;
+// driver -> shard: (digest_atom) answered with the ShardStore digest.
+using digest_atom = caf::atom_constant<caf::atom("ardigest")>;
+
+}  // namespace actorrec
+
+namespace actorrec {
+// oracle -> driver: (report_atom, std::string) how L was chosen, once L is known.
+using report_atom = caf::atom_constant<caf::atom("arreport")>;
+}  // namespace actorrec

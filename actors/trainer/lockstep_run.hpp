@@ -31,33 +31,13 @@
 #include "actors/oracle/batch_rows.hpp"
 #include "actors/oracle/planner.hpp"
 #include "actors/sampler/batch_sequence.hpp"
+#include "actors/trainer/run_parts.hpp"
+#include "actors/trainer/step_report.hpp"
 #include "actors/trainer/trainer_core.hpp"
 #include "configs/config.hpp"
 #include "models/metrics.hpp"
 
 namespace actorrec::trainer {
-
-// What one global batch did.
-struct StepReport {
-  uint32_t epoch = 0;
-  uint64_t batch = 0;        // global batch number in the epoch
-  uint64_t samples = 0;
-  double loss_sum = 0.0;     // Σ of the batch's BCE losses
-  uint64_t unique_rows = 0;  // distinct (t, r) the batch touches (all updated)
-  uint64_t missed_rows = 0;  // of those, not in any cache: fetched from shards
-  uint64_t fetched_rows = 0;   // rows moved shard → trainer (a shared miss counts W times)
-  uint64_t written_rows = 0;   // rows moved trainer → shard (write-backs, or gradients in direct modes)
-  uint64_t synced_critical = 0;  // rows all-reduced before the next batch
-  uint64_t synced_delayed = 0;   // rows all-reduced in the background
-  uint64_t private_rows = 0;     // rows updated by one trainer without sync
-  // Wall time of the phases (seconds).
-  double fetch_s = 0, compute_s = 0, dense_sync_s = 0, sparse_sync_s = 0, write_back_s = 0;
-};
-
-struct EvalReport {
-  uint64_t samples = 0;
-  double auc = 0.5, log_loss = 0.0, accuracy = 0.0;
-};
 
 class LockstepRun {
  public:

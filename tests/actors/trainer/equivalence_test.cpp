@@ -9,48 +9,11 @@
 #include <string>
 
 #include "actors/trainer/lockstep_run.hpp"
+#include "tests/actors/trainer/test_config.hpp"
 #include "configs/config.hpp"
 
 namespace actorrec::trainer {
 namespace {
-
-struct Case {
-  std::string model = "dlrm";
-  std::string mode = "no_cache";
-  int trainers = 2;
-  int lookahead = 3;
-  uint64_t cache_rows = 8192;
-  std::string dense = "sgd";
-  std::string sparse = "sgd";
-  std::string pooling = "sum";
-  uint64_t seed = 7;
-  int batches = 10;
-  std::string skew = "zipf";
-};
-
-std::string ConfigText(const Case& c) {
-  std::ostringstream t;
-  t << "[run]\nname = \"eq\"\nseed = " << c.seed << "\n";
-  t << "[model]\nkind = \"" << c.model << "\"\nembedding_dim = 4\npooling = \"" << c.pooling << "\"\n";
-  if (c.model == "dlrm") {
-    t << "bottom_mlp = [8, 4]\ntop_mlp = [8, 1]\n";
-  } else {
-    t << "deep_mlp = [8, 1]\n";
-    if (c.model == "dcn") t << "cross_layers = 2\n";
-  }
-  t << "[optimizer]\ndense = \"" << c.dense << "\"\ndense_lr = 0.05\nsparse = \"" << c.sparse
-    << "\"\nsparse_lr = 0.05\n";
-  t << "[dataset]\nsource = \"generated\"\npreset = \"custom\"\ntable_rows = [50, 300, 2000, 7]\n"
-       "dense_features = 3\nsamples = "
-    << 64 * c.batches << "\neval_samples = 128\n";
-  t << "[dataset.generator]\nskew = \"" << c.skew << "\"\nbag = \"uniform\"\nbag_min = 0\nbag_max = 3\n";
-  t << "[training]\nmode = \"" << c.mode << "\"\nbatch_size = 64\nepochs = 1\nlookahead = " << c.lookahead
-    << "\ncache_rows = " << c.cache_rows << "\n";
-  t << "[cluster]\nsecret = \"equivalence-test-secret\"\n[[cluster.member]]\nname = \"l\"\naddress = \"127.0.0.1\"\n"
-       "roles = [\"all\"]\ntrainers = "
-    << c.trainers << "\nembedding_shards = 2\n";
-  return t.str();
-}
 
 uint64_t Train(const Case& c) {
   const config::Config cfg = config::ParseConfig(ConfigText(c), "equivalence.toml");

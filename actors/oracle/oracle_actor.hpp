@@ -1,0 +1,42 @@
+// The oracle's actor shell: pulls global batches from the batch_sampler,
+// plans them with the Planner and sends each trainer its plan and its slice
+// of the batch, as far ahead of training as the lookahead, the trainers'
+// progress and the driver's hold allow.
+//
+//   (std::vector<caf::actor> trainers, caf::actor sampler)
+//                                  driver -> oracle     who to plan for and pull from; starts the run
+//   Frame<Batch>                   sampler -> oracle    the next global batch (one per credit)
+//   (end_atom, sent[, error])      sampler -> oracle    end of the data (or its failure)
+//   (settled_atom, trainer, b)     trainer -> oracle    b is settled there: plans may run further
+//   (hold_atom, last)              driver -> oracle     plan no batch after `last` for now
+// Out:
+//   (Frame<TrainerPlan>, Frame<Batch> slice, uint64_t batch_samples) -> trainer[w]
+//   Frame<TrainerPlan>                                               -> partition[w]
+//   (end_atom, uint64_t batches)   -> driver, once every batch is planned
+//   (error_atom, text)             -> driver, when planning or the data fail
+//
+// Pacing: plan b is sent when b <= hold and every trainer has settled
+// b − plans_ahead: the partitions fetch b's rows while b − plans_ahead + 1 …
+// b − 1 compute, and at most plans_ahead batches per trainer wait in memory.
+#pragma once
+
+#include <caf/actor.hpp>
+
+#include <vector>
+
+#include "actors/oracle/planner_options.hpp"
+
+namespace actorrec::oracle {
+
+struct OracleActorArgs {
+  PlannerOptions options;  // trainers, table_rows, partitions, lookahead, private_rows, first_batch
+  std::vector<caf::actor> trainers;    // set by the start message (they need the oracle's handle)
+  std::vector<caf::actor> partitions;  // one per trainer
+  caf::actor driver;
+  uint32_t plans_ahead = 4;
+  int64_t hold = INT64_MAX;
+};
+
+caf::actor SpawnOracleActor(caf::actor_system& sys, OracleActorArgs args);
+
+}  // namespace actorrec::oracle

@@ -1,0 +1,108 @@
+// PipelineRun: a whole training run as actors in one process — batch_sampler,
+// oracle, embedding shards, and per trainer a trainer, a cache partition and
+// a sync scheduler (Gloo) — exchanging the Cap'n Proto messages of
+// messages/*.capnp. The run's thread drives it through a scoped actor that
+// collects what the trainers report.
+//
+// It runs the planned modes (lrpp_delayed, lrpp, replicated). Overlap is
+// real here: partitions prefetch later batches' rows while a batch computes
+// (shards hold each fetch until its barrier holds), delayed sync runs in the
+// scheduler while the next batch computes, and write-backs go out in the
+// background. Results equal LockstepRun's bit for bit (tests).
+//
+// Pauses: with Options::pause_every = P, the oracle plans nothing after
+// batches P−1, 2P−1, … until Step() is called past them, so after Step()
+// returns such a batch the run goes quiet there: Evaluate() and
+// ParameterDigest() may be called then, and after Finish().
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/trainer/run_parts.hpp"
+#include "actors/trainer/step_report.hpp"
+#include "actors/trainer/trainer_actor.hpp"
+#include "configs/config.hpp"
+
+namespace caf {
+class actor_system;
+class actor_system_config;
+class scoped_actor;
+}  // namespace caf
+
+namespace actorrec::trainer {
+
+class PipelineRun {
+ public:
+  struct Options {
+    uint64_t pause_every = 0;  // 0: no pauses before the end
+    uint32_t plans_ahead = 4;  // batches a trainer may hold planned (prefetch distance)
+    // A run that reports nothing for this long is stalled: Step() fails
+    // naming what it waits for.
+    double stall_seconds = 300;
+  };
+
+  // InvalidArgument for modes without an oracle (no_cache, static_hot,
+  // ideal: LockstepRun runs them) and whatever RunParts::Create refuses.
+  static Result<std::unique_ptr<PipelineRun>> Create(const config::Config& cfg, Options options);
+  static Result<std::unique_ptr<PipelineRun>> Create(const config::Config& cfg) { return Create(cfg, Options{}); }
+  ~PipelineRun();
+
+  // The next global batch, once every trainer has settled it. Ok(false)
+  // after the last one.
+  Result<bool> Step(StepReport* report);
+  // Waits until every write-back of every batch is acknowledged: the shards
+  // then hold every row's latest value. Call after Step() returned false.
+  Status Finish();
+  // At a pause point or after Finish(): scores the eval split with trainer
+  // 0's dense replica and each row's latest value (a cache holding it, else
+  // its shard).
+  Result<EvalReport> Evaluate(uint64_t max_samples);
+  // At a pause point or after Finish(); see RunParts::ParameterDigest.
+  Result<uint64_t> ParameterDigest();
+
+  uint32_t trainers() const { return parts_->W(); }
+  uint32_t shards() const { return parts_->S(); }
+  const std::string& lookahead_report() const { return lookahead_report_; }
+  const data::DatasetSchema& schema() const { return parts_->schema; }
+  uint64_t row_bytes() const { return uint64_t{parts_->row_optimizer->row_floats()} * sizeof(float); }
+
+ private:
+  PipelineRun() = default;
+  struct Pending {
+    uint32_t reports = 0;
+    StepReport step;
+  };
+  // Handles one message for the driver, or times out (a stall).
+  Status ReceiveOne(const std::string& waiting_for);
+  // Waits until every trainer's write-backs through `batch` are acknowledged.
+  Status WaitAcked(int64_t batch);
+  // True at a pause point (or after Finish): nothing is in flight.
+  Status CheckQuiet(const char* what) const;
+  std::string Progress() const;
+
+  std::unique_ptr<RunParts> parts_;
+  Options options_;
+  std::unique_ptr<caf::actor_system_config> system_config_;
+  std::unique_ptr<caf::actor_system> system_;
+  std::unique_ptr<caf::scoped_actor> driver_;
+  std::vector<caf::actor> actors_;  // everything spawned, stopped in the destructor
+  caf::actor oracle_;
+  std::vector<CachedRows> cached_;  // per trainer
+
+  int64_t first_batch_ = 0;
+  int64_t next_report_ = 0;  // the batch Step() returns next
+  int64_t hold_ = INT64_MAX;
+  int64_t end_ = -1;         // batches in the run, once the oracle knows
+  std::vector<int64_t> acked_;  // per trainer: batches whose write-backs are all acknowledged
+  std::map<int64_t, Pending> pending_;
+  std::map<int64_t, std::vector<double>> losses_;  // per batch, per trainer
+  std::string error_;
+  bool finished_ = false;
+  std::string lookahead_report_;
+};
+
+}  // namespace actorrec::trainer

@@ -1,0 +1,143 @@
+#include "actors/trainer/run_parts.hpp"
+
+#include <cstring>
+
+#include "actors/oracle/batch_rows.hpp"
+#include "actors/sampler/dataset_source.hpp"
+#include "base/digest.hpp"
+#include "gpu/cpu_backend.hpp"
+#include "models/init.hpp"
+#include "models/metrics.hpp"
+
+namespace actorrec::trainer {
+
+Result<std::unique_ptr<RunParts>> RunParts::Create(const config::Config& cfg) {
+  std::unique_ptr<RunParts> parts(new RunParts());
+  parts->cfg = cfg;
+  const uint32_t W = static_cast<uint32_t>(cfg.cluster.TotalTrainers());
+  const uint32_t S = static_cast<uint32_t>(cfg.cluster.TotalShards());
+  if (W == 0 || S == 0) {
+    return Status::InvalidArgument("cluster.member: a run needs at least one trainer and one embedding shard");
+  }
+  {  // The schema, from the first epoch's reader.
+    auto reader = OpenEpoch(cfg, Split::kTrain, 0);
+    if (!reader.ok()) return reader.status();
+    parts->schema = (*reader)->schema();
+  }
+  const uint32_t T = static_cast<uint32_t>(parts->schema.num_tables());
+  for (const auto& t : parts->schema.tables) parts->table_rows.push_back(t.rows);
+  parts->spec = models::SpecOf(cfg.model, static_cast<uint32_t>(parts->schema.num_dense()), T);
+  const models::OptimizerSettings dense_settings = models::DenseSettingsOf(cfg.optimizer);
+  const models::OptimizerSettings row_settings = models::SparseSettingsOf(cfg.optimizer);
+
+  for (uint32_t w = 0; w < W; ++w) {
+    parts->backends.push_back(gpu::MakeCpuBackend());
+    auto model = models::Model::Create(parts->spec, parts->backends.back().get());
+    if (!model.ok()) return model.status();
+    (*model)->Initialize(cfg.run.seed);
+    if (!parts->row_optimizer) {
+      parts->row_optimizer = std::make_unique<models::RowOptimizer>(cfg.optimizer.sparse, row_settings,
+                                                                   (*model)->embedding_width());
+    }
+    const size_t params = (*model)->params().size();
+    auto dense = std::make_unique<models::DenseOptimizer>(cfg.optimizer.dense, dense_settings, params);
+    parts->trainers.push_back(std::make_unique<TrainerCore>(std::move(model).value(), std::move(dense),
+                                                            parts->row_optimizer.get(), parts->backends.back().get(),
+                                                            parts->spec.pooling, T, 0));
+  }
+  const embedding::RowFormat format{parts->row_optimizer->width(), parts->row_optimizer->state_floats()};
+  const RunParts* self = parts.get();
+  for (uint32_t s = 0; s < S; ++s) {
+    parts->shards.push_back(std::make_unique<embedding::ShardStore>(
+        s, S, parts->table_rows, format, [self](uint32_t t, uint64_t r, float* out) { self->InitRow(t, r, out); }));
+  }
+  return parts;
+}
+
+void RunParts::InitRow(uint32_t t, uint64_t r, float* out) const {
+  models::InitRowWeights(cfg.run.seed, t, r, table_rows[t], spec.embedding_dim, row_optimizer->width(), out);
+  row_optimizer->InitState(out + row_optimizer->width());
+}
+
+BatchSequence::Options RunParts::SequenceOptions() const {
+  BatchSequence::Options seq;
+  seq.batch_size = static_cast<uint32_t>(cfg.training.batch_size);
+  seq.epochs = static_cast<uint32_t>(cfg.training.epochs);
+  seq.max_batches = cfg.training.max_batches;
+  return seq;
+}
+
+BatchSequence::SourceFactory RunParts::TrainSource() const {
+  const config::Config c = cfg;
+  return [c](uint32_t epoch) { return OpenEpoch(c, Split::kTrain, epoch); };
+}
+
+Result<EvalReport> RunParts::Evaluate(uint64_t max_samples,
+                                      const std::function<Status(uint32_t, data::RowId, float*)>& latest) {
+  auto reader = OpenDatasetSplit(cfg, Split::kEval);
+  if (!reader.ok()) return reader.status();
+  const uint32_t floats = row_optimizer->row_floats();
+  const uint32_t width = row_optimizer->width();
+  const size_t block_size = static_cast<size_t>(cfg.training.batch_size);
+  oracle::BatchRowsBuilder builder(table_rows);
+  models::MetricAccumulator metrics;
+  data::SampleBlock block;
+  oracle::BatchRows rows;
+  std::vector<oracle::TableFeatures> features(T());
+  std::vector<float> staged, pooled, logits;
+  uint64_t seen = 0;
+  TrainerCore& scorer = *trainers[0];
+  while (max_samples == 0 || seen < max_samples) {
+    size_t want = block_size;
+    if (max_samples != 0) want = std::min<uint64_t>(want, max_samples - seen);
+    if (Status st = (*reader)->Next(want, &block); !st.ok()) return st;
+    if (block.empty()) break;
+    if (Status st = builder.Build(block, 1, &rows); !st.ok()) return st;
+    uint32_t next = 0;
+    for (uint32_t t = 0; t < T(); ++t) next += static_cast<uint32_t>(rows.slice(0, t).rows.size());
+    staged.resize(size_t{next} * floats);
+    next = 0;
+    for (uint32_t t = 0; t < T(); ++t) {
+      const oracle::SliceTable& slice = rows.slice(0, t);
+      features[t].table = t;
+      features[t].inverse = slice.inverse;
+      features[t].offsets = slice.offsets;
+      features[t].unique_slots.resize(slice.rows.size());
+      for (size_t u = 0; u < slice.rows.size(); ++u, ++next) {
+        features[t].unique_slots[u] = next;
+        if (Status st = latest(t, slice.rows[u], staged.data() + size_t{next} * floats); !st.ok()) return st;
+      }
+    }
+    const size_t n = block.size();
+    pooled.resize(n * T() * width);
+    logits.resize(n);
+    PoolSlice(scorer.backend(), staged.data(), floats, width, scorer.pooling(), features, n, pooled.data());
+    models::SliceView view;
+    view.samples = n;
+    view.dense = block.dense.data();
+    view.labels = block.labels.data();
+    scorer.model().Predict(view, pooled.data(), logits.data());
+    metrics.Add(logits, block.labels);
+    seen += n;
+  }
+  EvalReport report;
+  report.samples = seen;
+  report.auc = metrics.auc();
+  report.log_loss = metrics.log_loss();
+  report.accuracy = metrics.accuracy();
+  return report;
+}
+
+uint64_t RunParts::ParameterDigest() const {
+  const auto first = trainers[0]->model().params();
+  for (uint32_t w = 1; w < W(); ++w) {
+    const auto other = trainers[w]->model().params();
+    ACTORREC_ASSERT(other.size() == first.size() && std::memcmp(other.data(), first.data(), first.size_bytes()) == 0,
+                    "dense replicas diverged");
+  }
+  uint64_t digest = Digest64(std::string_view(reinterpret_cast<const char*>(first.data()), first.size_bytes()));
+  for (const auto& s : shards) digest = Digest64(std::to_string(s->Digest()), digest);
+  return digest;
+}
+
+}  // namespace actorrec::trainer

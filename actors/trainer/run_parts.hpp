@@ -1,0 +1,63 @@
+// RunParts: the functional cores of one training run built from a config —
+// the dataset's schema, the model spec, the row optimizer, W trainer cores
+// (each with its backend and dense replica) and S embedding shard stores —
+// and the evaluation of the held-out split. The drivers (LockstepRun,
+// PipelineRun) differ only in how they move data between these parts.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "actors/embedding/shard_store.hpp"
+#include "actors/sampler/batch_sequence.hpp"
+#include "actors/trainer/trainer_core.hpp"
+#include "configs/config.hpp"
+#include "gpu/backend.hpp"
+#include "models/model.hpp"
+#include "models/optimizers.hpp"
+
+namespace actorrec::trainer {
+
+struct EvalReport {
+  uint64_t samples = 0;
+  double auc = 0.5, log_loss = 0.0, accuracy = 0.0;
+};
+
+struct RunParts {
+  config::Config cfg;
+  data::DatasetSchema schema;
+  std::vector<uint64_t> table_rows;
+  models::ModelSpec spec;
+  std::unique_ptr<models::RowOptimizer> row_optimizer;
+  std::vector<std::unique_ptr<gpu::Backend>> backends;  // one per trainer
+  std::vector<std::unique_ptr<TrainerCore>> trainers;
+  std::vector<std::unique_ptr<embedding::ShardStore>> shards;
+
+  // InvalidArgument / NotFound naming the config key or file.
+  static Result<std::unique_ptr<RunParts>> Create(const config::Config& cfg);
+
+  uint32_t W() const { return static_cast<uint32_t>(trainers.size()); }
+  uint32_t S() const { return static_cast<uint32_t>(shards.size()); }
+  uint32_t T() const { return static_cast<uint32_t>(table_rows.size()); }
+  // Row (t, r)'s initial value: embedding from (seed, t, r), fresh optimizer state.
+  void InitRow(uint32_t t, uint64_t r, float* out) const;
+  // The training split's batches, as the config orders them.
+  BatchSequence::Options SequenceOptions() const;
+  BatchSequence::SourceFactory TrainSource() const;
+
+  // Scores the eval split (at most max_samples; 0 = all) with trainer 0's
+  // dense replica; row (t, r)'s latest value comes from latest(t, r, out).
+  Result<EvalReport> Evaluate(uint64_t max_samples,
+                              const std::function<Status(uint32_t t, data::RowId r, float* out)>& latest);
+
+  // Dense parameters (every replica must equal trainer 0's: checked) and
+  // every shard's rows, hashed: equal digests mean bitwise equal parameters.
+  uint64_t ParameterDigest() const;
+
+ private:
+  RunParts() = default;
+};
+
+}  // namespace actorrec::trainer

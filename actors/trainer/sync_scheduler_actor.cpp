@@ -1,0 +1,69 @@
+#include "actors/trainer/sync_scheduler_actor.hpp"
+
+#include <caf/all.hpp>
+
+#include <chrono>
+
+#include "actors/common/atoms.hpp"
+#include "actors/common/unexpected.hpp"
+
+namespace actorrec::trainer {
+namespace {
+
+double NowSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+struct SchedulerState {
+  static inline const char* name = "sync_scheduler";
+  SyncSchedulerArgs args;
+  std::unique_ptr<gpu::Collective> collective;
+  double delayed_end_s = 0;  // when the last delayed sync finished
+  bool broken = false;
+};
+
+using Self = caf::stateful_actor<SchedulerState>*;
+
+caf::behavior Scheduler(Self self, SyncSchedulerArgs args) {
+  auto& st = self->state;
+  st.args = std::move(args);
+  self->set_default_handler(ReportUnexpected);
+  // Blocks until every rank's scheduler has arrived (or the timeout).
+  auto connected = gpu::ConnectGloo(st.args.gloo);
+  if (!connected.ok()) {
+    st.broken = true;
+    self->send(st.args.driver, error_atom::value,
+               "sync scheduler of trainer " + std::to_string(st.args.gloo.rank) + ": " + connected.status().ToString());
+  } else {
+    st.collective = std::move(connected).value();
+  }
+  return {
+      [=](sync_atom, int64_t batch, uint8_t kind, double sent_s, std::vector<float>& x) -> caf::result<void> {
+        auto& st = self->state;
+        if (st.broken) return caf::unit;
+        const double behind = kind == static_cast<uint8_t>(SyncKind::kCritical) && st.delayed_end_s > sent_s
+                                  ? st.delayed_end_s - sent_s
+                                  : 0.0;
+        if (Status s = st.collective->AllReduceRankOrder(x.data(), x.size()); !s.ok()) {
+          st.broken = true;
+          self->send(st.args.driver, error_atom::value,
+                     "sync scheduler of trainer " + std::to_string(st.args.gloo.rank) + ", batch " +
+                         std::to_string(batch) + ": " + s.ToString());
+          return caf::unit;
+        }
+        if (kind == static_cast<uint8_t>(SyncKind::kDelayed)) st.delayed_end_s = NowSeconds();
+        self->send(caf::actor_cast<caf::actor>(self->current_sender()), synced_atom::value, batch, kind, behind,
+                   std::move(x));
+        return caf::unit;
+      },
+      [=](stop_atom) { self->quit(); },
+  };
+}
+
+}  // namespace
+
+caf::actor SpawnSyncScheduler(caf::actor_system& sys, SyncSchedulerArgs args) {
+  return sys.spawn<caf::detached>(Scheduler, std::move(args));
+}
+
+}  // namespace actorrec::trainer

@@ -1,0 +1,193 @@
+#include "actors/trainer/trainer_actor.hpp"
+
+#include <caf/all.hpp>
+
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "actors/common/atoms.hpp"
+#include "actors/common/unexpected.hpp"
+#include "actors/trainer/sync_scheduler_actor.hpp"
+#include "messages/batch_codec.hpp"
+#include "messages/plan_codec.hpp"
+
+namespace actorrec::trainer {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double NowSeconds() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+
+struct Work {
+  oracle::TrainerPlan plan;
+  data::Batch slice;
+  uint64_t batch_samples = 0;
+  double loss = 0;
+  std::vector<double> times = std::vector<double>(kSettledTimes, 0.0);
+  double critical_sent_s = 0;
+};
+
+struct TrainerState {
+  static inline const char* name = "trainer";
+  TrainerActorArgs args;
+  std::map<int64_t, Work> work;  // planned batches not yet settled
+  std::set<int64_t> landed;
+  int64_t next = 0;               // the batch to compute next
+  bool critical_pending = false;  // the critical sync of next − 1 is not applied yet
+  double blocked_on_rows_s = 0;   // when the trainer started waiting only for rows; 0: not waiting
+  bool failed = false;
+};
+
+using Self = caf::stateful_actor<TrainerState>*;
+
+void Fail(Self self, const std::string& what) {
+  self->state.failed = true;
+  self->send(self->state.args.driver, error_atom::value,
+             "trainer " + std::to_string(self->state.args.trainer) + ": " + what);
+}
+
+// Gradients of `rows` (−0.0 for a row this slice did not touch: the
+// identity of the rank-order sum, row_sync.hpp) appended to out.
+void PackRowGrads(const TrainerCore& core, const std::vector<oracle::RowSlot>& rows, std::vector<float>* out) {
+  const uint32_t width = core.width();
+  for (const oracle::RowSlot& r : rows) {
+    const float* g = core.RowGrad(r.slot);
+    if (g) {
+      out->insert(out->end(), g, g + width);
+    } else {
+      out->insert(out->end(), width, -0.0f);
+    }
+  }
+}
+
+void ApplyRows(TrainerCore& core, const std::vector<oracle::RowSlot>& rows, const float* sums) {
+  const uint32_t width = core.width();
+  for (size_t i = 0; i < rows.size(); ++i) core.ApplyRow(rows[i].slot, sums + i * width);
+}
+
+void TryAdvance(Self self) {
+  auto& st = self->state;
+  if (st.failed || st.critical_pending) return;
+  auto it = st.work.find(st.next);
+  if (it == st.work.end()) return;
+  if (!st.landed.count(st.next)) {
+    if (st.blocked_on_rows_s == 0) st.blocked_on_rows_s = NowSeconds();
+    return;
+  }
+  Work& w = it->second;
+  TrainerCore& core = *st.args.core;
+  const double start = NowSeconds();
+  if (st.blocked_on_rows_s != 0) w.times[kWaitRows] = start - st.blocked_on_rows_s;
+  st.blocked_on_rows_s = 0;
+  st.landed.erase(st.next);
+  for (const auto* list : {&w.plan.prefetch, &w.plan.private_prefetch}) {
+    for (const oracle::RowSlot& r : *list) (*st.args.cached)[CachedRowKey(r.table, r.row)] = r.slot;
+  }
+
+  w.loss = core.Compute(w.slice.samples, w.plan.features, 1.0f / static_cast<float>(w.batch_samples));
+  const double computed = NowSeconds();
+  w.times[kCompute] = computed - start;
+  for (const oracle::RowSlot& r : w.plan.private_rows) {
+    const float* g = core.RowGrad(r.slot);
+    if (!g) return Fail(self, "batch " + std::to_string(st.next) + ": private row in slot " +
+                                  std::to_string(r.slot) + " was not used by its owner");
+    core.ApplyRow(r.slot, g);
+  }
+  // Dense and critical in one collective: the sum is elementwise in rank
+  // order, so packing them together changes no bit.
+  const auto dense = core.dense_grads();
+  std::vector<float> critical(dense.begin(), dense.end());
+  PackRowGrads(core, w.plan.critical, &critical);
+  std::vector<float> delayed;
+  PackRowGrads(core, w.plan.delayed, &delayed);
+  w.times[kApply] = NowSeconds() - computed;
+  w.critical_sent_s = NowSeconds();
+  self->send(st.args.scheduler, sync_atom::value, st.next, static_cast<uint8_t>(SyncKind::kCritical),
+             w.critical_sent_s, std::move(critical));
+  self->send(st.args.scheduler, sync_atom::value, st.next, static_cast<uint8_t>(SyncKind::kDelayed),
+             NowSeconds(), std::move(delayed));
+  st.critical_pending = true;
+  ++st.next;
+}
+
+void OnSynced(Self self, int64_t batch, uint8_t kind, double behind_s, const std::vector<float>& sums) {
+  auto& st = self->state;
+  auto it = st.work.find(batch);
+  if (it == st.work.end()) return Fail(self, "sync result for batch " + std::to_string(batch) + ", not in flight");
+  Work& w = it->second;
+  TrainerCore& core = *st.args.core;
+  const double start = NowSeconds();
+  if (kind == static_cast<uint8_t>(SyncKind::kCritical)) {
+    w.times[kCriticalSync] = start - w.critical_sent_s;
+    w.times[kExposedDelayed] = behind_s;
+    const size_t dense = core.dense_grads().size();
+    if (sums.size() != dense + w.plan.critical.size() * core.width()) {
+      return Fail(self, "critical sync of batch " + std::to_string(batch) + " returned " +
+                            std::to_string(sums.size()) + " floats");
+    }
+    core.ApplyDense(std::span<const float>(sums.data(), dense));
+    ApplyRows(core, w.plan.critical, sums.data() + dense);
+    w.times[kApply] += NowSeconds() - start;
+    st.critical_pending = false;
+    return TryAdvance(self);
+  }
+  if (sums.size() != w.plan.delayed.size() * core.width()) {
+    return Fail(self, "delayed sync of batch " + std::to_string(batch) + " returned " + std::to_string(sums.size()) +
+                          " floats");
+  }
+  ApplyRows(core, w.plan.delayed, sums.data());
+  w.times[kApply] += NowSeconds() - start;
+  // Settled: every update of b is in the caches; its evictions may go back.
+  for (const oracle::Eviction& e : w.plan.evictions) st.args.cached->erase(CachedRowKey(e.table, e.row));
+  self->send(st.args.partition, write_atom::value, batch);
+  std::vector<uint64_t> counts(kSettledCounts, 0);
+  counts[kSharedMisses] = w.plan.prefetch.size();
+  counts[kPrivateMisses] = w.plan.private_prefetch.size();
+  counts[kPrefetched] = counts[kSharedMisses] + counts[kPrivateMisses];
+  counts[kPrivateUpdated] = w.plan.private_rows.size();
+  counts[kCritical] = w.plan.critical.size();
+  counts[kDelayed] = w.plan.delayed.size();
+  for (const oracle::Eviction& e : w.plan.evictions) counts[kWritten] += e.writer == st.args.trainer;
+  self->send(st.args.driver, settled_atom::value, st.args.trainer, batch, w.slice.epoch, w.slice.index,
+             w.batch_samples, w.loss, w.times, counts);
+  self->send(st.args.oracle, settled_atom::value, st.args.trainer, batch);
+  st.work.erase(it);
+}
+
+caf::behavior Trainer(Self self, TrainerActorArgs args) {
+  self->state.args = std::move(args);
+  self->state.next = self->state.args.first_batch;
+  self->set_default_handler(ReportUnexpected);
+  return {
+      [=](const wire::Frame<wire::TrainerPlan>& plan_frame, const wire::Frame<wire::Batch>& slice_frame,
+          uint64_t batch_samples) {
+        auto& st = self->state;
+        Work w;
+        w.batch_samples = batch_samples;
+        if (Status s = wire::DecodePlan(plan_frame, &w.plan); !s.ok()) return Fail(self, s.ToString());
+        if (Status s = wire::DecodeBatch(slice_frame, &w.slice); !s.ok()) return Fail(self, s.ToString());
+        if (w.plan.trainer != st.args.trainer) {
+          return Fail(self, "received the plan of trainer " + std::to_string(w.plan.trainer));
+        }
+        const int64_t b = w.plan.batch;
+        st.work.emplace(b, std::move(w));
+        TryAdvance(self);
+      },
+      [=](landed_atom, int64_t batch) {
+        self->state.landed.insert(batch);
+        TryAdvance(self);
+      },
+      [=](synced_atom, int64_t batch, uint8_t kind, double behind_s, const std::vector<float>& sums) {
+        OnSynced(self, batch, kind, behind_s, sums);
+      },
+      [=](stop_atom) { self->quit(); },
+  };
+}
+
+}  // namespace
+
+caf::actor SpawnTrainerActor(caf::actor_system& sys, TrainerActorArgs args) {
+  return sys.spawn<caf::detached>(Trainer, std::move(args));
+}
+
+}  // namespace actorrec::trainer

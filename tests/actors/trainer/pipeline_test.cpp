@@ -1,0 +1,149 @@
+// The actor pipeline (PipelineRun) against the lockstep reference: the same
+// config ends with bitwise equal parameters, whatever the overlap of
+// prefetch, sync and write-back did to the timing.
+#include <catch2/catch.hpp>
+
+#include "actors/trainer/lockstep_run.hpp"
+#include "actors/trainer/pipeline_run.hpp"
+#include "configs/config.hpp"
+#include "tests/actors/trainer/test_config.hpp"
+
+namespace actorrec::trainer {
+namespace {
+
+uint64_t TrainLockstep(const config::Config& cfg, int* batches) {
+  auto run = LockstepRun::Create(cfg);
+  REQUIRE(run.ok());
+  StepReport step;
+  *batches = 0;
+  while (true) {
+    auto more = (*run)->Step(&step);
+    INFO(more.status().message());
+    REQUIRE(more.ok());
+    if (!*more) break;
+    ++*batches;
+  }
+  REQUIRE((*run)->Finish().ok());
+  return (*run)->ParameterDigest();
+}
+
+struct PipelineResult {
+  uint64_t digest = 0;
+  int batches = 0;
+  double loss = 0;
+};
+
+PipelineResult TrainPipeline(const config::Config& cfg, PipelineRun::Options options = {}) {
+  options.stall_seconds = 60;
+  auto run = PipelineRun::Create(cfg, options);
+  INFO(run.status().message());
+  REQUIRE(run.ok());
+  PipelineResult result;
+  StepReport step;
+  while (true) {
+    auto more = (*run)->Step(&step);
+    INFO(more.status().message());
+    REQUIRE(more.ok());
+    if (!*more) break;
+    REQUIRE(step.batch == static_cast<uint64_t>(result.batches));
+    result.loss += step.loss_sum;
+    ++result.batches;
+  }
+  Status finished = (*run)->Finish();
+  INFO(finished.message());
+  REQUIRE(finished.ok());
+  auto digest = (*run)->ParameterDigest();
+  REQUIRE(digest.ok());
+  result.digest = *digest;
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("the actor pipeline equals the lockstep run bitwise", "[trainer][pipeline]") {
+  for (const char* mode : {"lrpp_delayed", "lrpp", "replicated"}) {
+    for (int trainers : {1, 2, 4}) {
+      for (int lookahead : {1, 3, 20}) {
+        Case c;
+        c.mode = mode;
+        c.trainers = trainers;
+        c.lookahead = lookahead;
+        c.sparse = "adagrad";
+        c.dense = "adam";
+        const config::Config cfg = config::ParseConfig(ConfigText(c), "pipeline.toml");
+        CAPTURE(mode, trainers, lookahead);
+        int batches = 0;
+        const uint64_t reference = TrainLockstep(cfg, &batches);
+        const PipelineResult got = TrainPipeline(cfg);
+        CHECK(got.batches == batches);
+        CHECK(got.digest == reference);
+      }
+    }
+  }
+}
+
+}  // namespace actorrec::trainer
+
+namespace actorrec::trainer {
+
+TEST_CASE("the pipeline pauses for evaluation and scores like the lockstep run", "[trainer][pipeline]") {
+  Case c;
+  c.mode = "lrpp_delayed";
+  c.trainers = 2;
+  c.lookahead = 4;
+  const config::Config cfg = config::ParseConfig(ConfigText(c), "pipeline.toml");
+  auto lockstep = LockstepRun::Create(cfg);
+  REQUIRE(lockstep.ok());
+  PipelineRun::Options options;
+  options.pause_every = 3;
+  auto pipeline = PipelineRun::Create(cfg, options);
+  REQUIRE(pipeline.ok());
+  StepReport a, b;
+  for (int batch = 1; batch <= 9; ++batch) {
+    REQUIRE(*(*lockstep)->Step(&a));
+    auto more = (*pipeline)->Step(&b);
+    INFO(more.status().message());
+    REQUIRE(*more);
+    CHECK(a.loss_sum == b.loss_sum);
+    CHECK(a.unique_rows == b.unique_rows);
+    CHECK(a.fetched_rows == b.fetched_rows);
+    CHECK(a.synced_delayed == b.synced_delayed);
+    if (batch % 3 == 0) {
+      auto x = (*lockstep)->Evaluate(0);
+      auto y = (*pipeline)->Evaluate(0);
+      INFO(y.status().message());
+      REQUIRE(x.ok());
+      REQUIRE(y.ok());
+      CHECK(x->auc == y->auc);
+      CHECK(x->log_loss == y->log_loss);
+    } else {
+      CHECK((*pipeline)->Evaluate(0).status().code() == Status::Code::kInvalidArgument);
+    }
+  }
+}
+
+TEST_CASE("a cache too small stops the pipeline with the config key", "[trainer][pipeline]") {
+  Case c;
+  c.mode = "lrpp";
+  c.cache_rows = 40;
+  const config::Config cfg = config::ParseConfig(ConfigText(c), "pipeline.toml");
+  PipelineRun::Options options;
+  options.stall_seconds = 60;
+  auto run = PipelineRun::Create(cfg, options);
+  REQUIRE(run.ok());
+  StepReport step;
+  Result<bool> more = true;
+  while (more.ok() && *more) more = (*run)->Step(&step);
+  REQUIRE_FALSE(more.ok());
+  CHECK_THAT(more.status().message(), Catch::Contains("training.cache_rows"));
+}
+
+TEST_CASE("modes without an oracle are refused by the pipeline", "[trainer][pipeline]") {
+  Case c;
+  c.mode = "no_cache";
+  auto run = PipelineRun::Create(config::ParseConfig(ConfigText(c), "pipeline.toml"));
+  CHECK(run.status().code() == Status::Code::kInvalidArgument);
+  CHECK_THAT(run.status().message(), Catch::Contains("training.mode"));
+}
+
+}  // namespace actorrec::trainer
