@@ -50,7 +50,7 @@ bool StartLogging(const std::string& process, const std::string& flag_level, con
   return true;
 }
 
-int Train(const std::string& config_path, const std::string& log_level) {
+int Train(const std::string& config_path, const std::string& log_level, const TrainOptions& options) {
   config::Config cfg;
   if (!LoadOrReport(config_path, &cfg)) return kExitUsage;
   if (!StartLogging("train", log_level, cfg)) return kExitUsage;
@@ -60,13 +60,12 @@ int Train(const std::string& config_path, const std::string& log_level) {
             << " embedding shard(s)\n"
             << "backend: " << gpu::DescribeBackend(gpu::ProbeDevices()) << "\n";
   // The control plane first: every role's actor starts, registers and
-  // heartbeats. Training then runs the roles' cores in the lockstep driver
-  // (actors/trainer/lockstep_run.hpp) until the data plane is wired through
-  // the actors.
+  // heartbeats. Training then runs the data plane's actors
+  // (actors/trainer/pipeline_run.hpp), or the lockstep driver for the modes
+  // without an oracle.
   const int code = RunInProcess(cfg, std::cout);
   if (code != kExitOk) return code;
-  std::cout << "training with the lockstep driver: every role's core in this process, trainers in parallel\n";
-  return TrainConfig(cfg, std::cout, std::cerr);
+  return TrainConfig(cfg, options, std::cout, std::cerr);
 }
 
 int Node(const std::string& config_path, const std::string& member_flag, const std::string& role, int rank,
@@ -109,6 +108,10 @@ int main(int argc, char** argv) {
   auto* train = app.add_subcommand("train", "Train a model. Without --config, runs the embedded configs/local.toml "
                                             "(all roles in this process).");
   train->add_option("--config,-c", config_path, "TOML config file (see configs/)")->check(CLI::ExistingFile);
+  TrainOptions train_options;
+  train->add_flag("--lockstep", train_options.lockstep,
+                  "run the planned modes (lrpp_delayed, lrpp, replicated) batch by batch from one thread instead of "
+                  "the actor pipeline: the reference the pipeline equals bit for bit, without overlap");
 
   std::string member, role;
   int rank = 0;
@@ -149,7 +152,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
-  if (train->parsed()) return Train(config_path, log_level);
+  if (train->parsed()) return Train(config_path, log_level, train_options);
   if (node->parsed()) return Node(config_path, member, role, rank, log_level);
   if (app.got_subcommand("data")) {
     if (!InitLogging("data", log_level.empty() ? "info" : log_level)) return kExitUsage;

@@ -15,6 +15,7 @@
 
 #include "actors/common/exit_codes.hpp"
 #include "actors/trainer/lockstep_run.hpp"
+#include "actors/trainer/pipeline_run.hpp"
 
 namespace actorrec {
 namespace {
@@ -31,6 +32,7 @@ struct Totals {
   double loss_sum = 0;
   uint64_t unique = 0, missed = 0, fetched = 0, written = 0, critical = 0, delayed = 0, private_rows = 0;
   double fetch_s = 0, compute_s = 0, dense_sync_s = 0, sparse_sync_s = 0, write_back_s = 0;
+  double exposed_delayed_s = 0, optimizer_s = 0;
   void Add(const trainer::StepReport& r) {
     ++batches;
     samples += r.samples;
@@ -47,8 +49,68 @@ struct Totals {
     dense_sync_s += r.dense_sync_s;
     sparse_sync_s += r.sparse_sync_s;
     write_back_s += r.write_back_s;
+    exposed_delayed_s += r.exposed_delayed_s;
+    optimizer_s += r.optimizer_s;
   }
 };
+
+// What TrainConfig needs of a run, over the two drivers: the actor pipeline
+// (planned modes) and the lockstep driver (the modes without an oracle, and
+// --lockstep).
+class Run {
+ public:
+  virtual ~Run() = default;
+  virtual Result<bool> Step(trainer::StepReport* step) = 0;
+  virtual Status Finish() = 0;
+  virtual Result<trainer::EvalReport> Evaluate(uint64_t max_samples) = 0;
+  virtual Result<uint64_t> ParameterDigest() = 0;
+  virtual const std::string& lookahead_report() const = 0;
+  virtual uint32_t trainers() const = 0;
+  virtual uint32_t shards() const = 0;
+  virtual const data::DatasetSchema& schema() const = 0;
+  virtual uint64_t row_bytes() const = 0;
+  virtual bool pipelined() const = 0;
+};
+
+template <class R>
+class RunOf final : public Run {
+ public:
+  explicit RunOf(std::unique_ptr<R> run) : run_(std::move(run)) {}
+  Result<bool> Step(trainer::StepReport* step) override { return run_->Step(step); }
+  Status Finish() override { return run_->Finish(); }
+  Result<trainer::EvalReport> Evaluate(uint64_t max_samples) override { return run_->Evaluate(max_samples); }
+  Result<uint64_t> ParameterDigest() override { return run_->ParameterDigest(); }
+  const std::string& lookahead_report() const override { return run_->lookahead_report(); }
+  uint32_t trainers() const override { return run_->trainers(); }
+  uint32_t shards() const override { return run_->shards(); }
+  const data::DatasetSchema& schema() const override { return run_->schema(); }
+  uint64_t row_bytes() const override { return run_->row_bytes(); }
+  bool pipelined() const override { return std::is_same_v<R, trainer::PipelineRun>; }
+
+ private:
+  std::unique_ptr<R> run_;
+};
+
+bool HasOracle(config::Mode mode) {
+  return mode == config::Mode::kLrppDelayed || mode == config::Mode::kLrpp || mode == config::Mode::kReplicated;
+}
+
+Result<std::unique_ptr<Run>> CreateRun(const config::Config& cfg, const TrainOptions& options, std::ostream& out) {
+  if (HasOracle(cfg.training.mode) && !options.lockstep) {
+    trainer::PipelineRun::Options pipeline;
+    pipeline.pause_every = cfg.training.eval_every;
+    auto run = trainer::PipelineRun::Create(cfg, pipeline);
+    if (!run.ok()) return run.status();
+    out << "training with the actor pipeline: oracle, shards, cache partitions, trainers and sync schedulers "
+           "exchanging messages, prefetch and delayed sync overlapping compute\n";
+    return std::unique_ptr<Run>(std::make_unique<RunOf<trainer::PipelineRun>>(std::move(run).value()));
+  }
+  auto run = trainer::LockstepRun::Create(cfg);
+  if (!run.ok()) return run.status();
+  out << "training with the lockstep driver: every role's core in this process, trainers in parallel"
+      << (options.lockstep ? " (--lockstep)" : ", as this mode has no oracle") << "\n";
+  return std::unique_ptr<Run>(std::make_unique<RunOf<trainer::LockstepRun>>(std::move(run).value()));
+}
 
 // Batches the run will train, when the dataset says how many samples it has.
 uint64_t PlannedBatches(const config::Config& cfg) {
@@ -69,6 +131,24 @@ std::string Duration(double seconds) {
   return buf;
 }
 
+// The per-batch time breakdown. In the pipeline, fetches, delayed sync and
+// write-backs run in the background: what shows is the time a trainer waited.
+std::string PhaseLine(const Totals& t, double per_batch_ms, bool pipelined) {
+  std::ostringstream line;
+  line << std::fixed << std::setprecision(2) << "  per batch (ms";
+  if (pipelined) {
+    line << ", slowest trainer): waiting for rows " << t.fetch_s * per_batch_ms << ", forward+backward "
+         << t.compute_s * per_batch_ms << ", dense + critical sync " << t.dense_sync_s * per_batch_ms
+         << " (of it exposed delayed sync " << t.exposed_delayed_s * per_batch_ms << "), optimizer "
+         << t.optimizer_s * per_batch_ms;
+  } else {
+    line << "): fetch " << t.fetch_s * per_batch_ms << ", forward+backward " << t.compute_s * per_batch_ms
+         << ", dense sync " << t.dense_sync_s * per_batch_ms << ", sparse sync " << t.sparse_sync_s * per_batch_ms
+         << ", write-back " << t.write_back_s * per_batch_ms;
+  }
+  return line.str();
+}
+
 std::string EvalJson(uint64_t batches, const trainer::EvalReport& e) {
   std::ostringstream j;
   j << std::setprecision(9) << "{\"event\":\"eval\",\"batches\":" << batches << ",\"samples\":" << e.samples
@@ -78,14 +158,14 @@ std::string EvalJson(uint64_t batches, const trainer::EvalReport& e) {
 
 }  // namespace
 
-int TrainConfig(const config::Config& cfg, std::ostream& out, std::ostream& err) {
+int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ostream& out, std::ostream& err) {
   const auto started = Clock::now();
-  auto created = trainer::LockstepRun::Create(cfg);
+  auto created = CreateRun(cfg, options, out);
   if (!created.ok()) {
     err << "actorrec train: " << created.status().message() << "\n";
     return kExitUsage;
   }
-  trainer::LockstepRun& run = **created;
+  Run& run = **created;
   out << "trainers " << run.trainers() << ", embedding shards " << run.shards() << ", "
       << run.schema().num_tables() << " tables, " << run.schema().num_dense() << " dense features, "
       << run.row_bytes() << " bytes per row (weights and optimizer state)\n";
@@ -197,9 +277,7 @@ int TrainConfig(const config::Config& cfg, std::ostream& out, std::ostream& err)
       << " samples in " << train_s << " s: " << std::setprecision(0) << totals.samples / std::max(train_s, 1e-9)
       << " samples/s, mean loss " << std::setprecision(4) << totals.loss_sum / std::max<uint64_t>(1, totals.samples)
       << "\n"
-      << std::setprecision(2) << "  per batch (ms): fetch " << totals.fetch_s * per_batch << ", forward+backward "
-      << totals.compute_s * per_batch << ", dense sync " << totals.dense_sync_s * per_batch << ", sparse sync "
-      << totals.sparse_sync_s * per_batch << ", write-back " << totals.write_back_s * per_batch << "\n"
+      << std::setprecision(2) << PhaseLine(totals, per_batch, run.pipelined()) << "\n"
       << std::setprecision(0) << "  rows per batch: " << totals.unique / b << " unique, " << totals.missed / b
       << " missed (cache hit share " << std::setprecision(1)
       << 100.0 * (1.0 - static_cast<double>(totals.missed) / std::max<uint64_t>(1, totals.unique)) << " %), "
@@ -207,10 +285,14 @@ int TrainConfig(const config::Config& cfg, std::ostream& out, std::ostream& err)
       << totals.critical / b << " critical sync, " << totals.delayed / b << " delayed sync, "
       << totals.private_rows / b << " private (" << run.row_bytes() << " bytes a row)\n"
       << "  metrics: " << metrics_path << "\n" << std::defaultfloat;
+  uint64_t digest = 0;
+  if (code == kExitOk && !interrupted) {
+    auto d = run.ParameterDigest();
+    if (d.ok()) digest = *d;
+  }
   metrics << "{\"event\":\"summary\",\"batches\":" << totals.batches << ",\"samples\":" << totals.samples
           << ",\"seconds\":" << train_s << ",\"samples_per_s\":" << totals.samples / std::max(train_s, 1e-9)
-          << ",\"parameter_digest\":\"" << std::hex << (code == kExitOk && !interrupted ? run.ParameterDigest() : 0)
-          << std::dec << "\"}\n";
+          << ",\"parameter_digest\":\"" << std::hex << digest << std::dec << "\"}\n";
   spdlog::info("train finished in {:.1f} s", std::chrono::duration<double>(Clock::now() - started).count());
   return interrupted ? 128 + g_stop_signal.load() : code;
 }

@@ -8,9 +8,15 @@
 
 namespace actorrec {
 
+struct TrainOptions {
+  // Run the planned modes in the lockstep driver (one thread moves the data
+  // between the roles' cores) instead of the actor pipeline.
+  bool lockstep = false;
+};
+
 // Trains `cfg`; returns the process exit code (actors/common/exit_codes.hpp).
 // Progress goes to `err` (a status line), results to `out`. SIGINT or
 // SIGTERM stops after the current batch, with the summary of what ran.
-int TrainConfig(const config::Config& cfg, std::ostream& out, std::ostream& err);
+int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace actorrec

@@ -52,6 +52,10 @@ Result<std::unique_ptr<PipelineRun>> PipelineRun::Create(const config::Config& c
 
   run->system_config_ = std::make_unique<caf::actor_system_config>();
   wire::AddMessageTypes(*run->system_config_);
+  // Trainers and schedulers are detached threads; the pooled actors (oracle,
+  // partitions, shards, sampler) wait on a shared queue instead of polling,
+  // so idle workers leave the cores to the trainers' compute.
+  run->system_config_->set("scheduler.policy", caf::atom("sharing"));
   run->system_ = std::make_unique<caf::actor_system>(*run->system_config_);
   caf::actor_system& sys = *run->system_;
   run->driver_ = std::make_unique<caf::scoped_actor>(sys);

@@ -55,8 +55,9 @@ TEST_CASE("Rows and WriteBack carry row payloads bit for bit", "[messages]") {
 
   Status filled;
   RowPayload payload;
-  REQUIRE(DecodeRows(EncodeRows(h, keys, [&](float* out) { fill(out); return Status::Ok(); }, &filled), 8, &payload)
-              .ok());
+  // The payload is read in place: the frames must outlive it.
+  const auto rows_frame = EncodeRows(h, keys, [&](float* out) { fill(out); return Status::Ok(); }, &filled);
+  REQUIRE(DecodeRows(rows_frame, 8, &payload).ok());
   REQUIRE(filled.ok());
   CHECK(payload.header().request_id == 9);
   CHECK(payload.keys().rows == keys.rows);
@@ -66,13 +67,14 @@ TEST_CASE("Rows and WriteBack carry row payloads bit for bit", "[messages]") {
     CHECK(std::memcmp(row.data(), rows.data() + i * 8, 8 * sizeof(float)) == 0);
   }
 
-  REQUIRE(DecodeWriteBack(EncodeWriteBack(h, keys, fill), 8, &payload).ok());
+  const auto write_frame = EncodeWriteBack(h, keys, fill);
+  REQUIRE(DecodeWriteBack(write_frame, 8, &payload).ok());
   CHECK(payload.header().trainer == 1);
   CHECK(payload.header().batch == 4);
   CHECK(std::memcmp(payload.bytes(), rows.data(), rows.size() * sizeof(float)) == 0);
 
   // A receiver with another row format refuses, naming the batch.
-  Status wrong = DecodeWriteBack(EncodeWriteBack(h, keys, fill), 9, &payload);
+  Status wrong = DecodeWriteBack(write_frame, 9, &payload);
   CHECK(wrong.code() == Status::Code::kCorruption);
   CHECK_THAT(wrong.message(), Catch::Contains("batch 4"));
 }
