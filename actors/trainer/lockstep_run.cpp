@@ -29,65 +29,34 @@ const std::string& LockstepRun::lookahead_report() const {
   return planner_ ? planner_->lookahead_report() : lookahead_report_;
 }
 
-uint64_t LockstepRun::row_bytes() const { return uint64_t{row_optimizer_->row_floats()} * sizeof(float); }
+uint64_t LockstepRun::row_bytes() const { return uint64_t{parts_->row_optimizer->row_floats()} * sizeof(float); }
 
-void LockstepRun::InitRow(uint32_t t, uint64_t r, float* out) const {
-  models::InitRowWeights(cfg_.run.seed, t, r, table_rows_[t], spec_.embedding_dim, row_optimizer_->width(), out);
-  row_optimizer_->InitState(out + row_optimizer_->width());
+// A resident row's starting value: its shard's (the initial value of an
+// untouched row, or what a resumed checkpoint holds).
+Status LockstepRun::LoadResident(uint32_t t, uint64_t r, float* out) const {
+  return parts_->shards[embedding::ShardOf(t, r, shards())]->Peek(t, static_cast<uint32_t>(r), out);
 }
 
 Result<std::unique_ptr<LockstepRun>> LockstepRun::Create(const config::Config& cfg) {
+  auto parts = RunParts::Create(cfg);
+  if (!parts.ok()) return parts.status();
+  return Create(std::move(parts).value(), BatchPosition{}, 0);
+}
+
+Result<std::unique_ptr<LockstepRun>> LockstepRun::Create(std::unique_ptr<RunParts> parts, BatchPosition start,
+                                                         uint64_t first_batch) {
   std::unique_ptr<LockstepRun> run(new LockstepRun());
-  run->cfg_ = cfg;
+  run->parts_ = std::move(parts);
+  const config::Config& cfg = run->parts_->cfg;
   run->mode_ = cfg.training.mode;
-  const uint32_t W = static_cast<uint32_t>(cfg.cluster.TotalTrainers());
-  const uint32_t S = static_cast<uint32_t>(cfg.cluster.TotalShards());
-  if (W == 0 || S == 0) {
-    return Status::InvalidArgument("cluster.member: a run needs at least one trainer and one embedding shard");
-  }
-
-  {  // The schema, from the first epoch's reader.
-    auto reader = OpenEpoch(cfg, Split::kTrain, 0);
-    if (!reader.ok()) return reader.status();
-    run->schema_ = (*reader)->schema();
-  }
-  const uint32_t T = static_cast<uint32_t>(run->schema_.num_tables());
-  for (const auto& t : run->schema_.tables) run->table_rows_.push_back(t.rows);
-
-  run->spec_ = models::SpecOf(cfg.model, static_cast<uint32_t>(run->schema_.num_dense()), T);
-  const models::OptimizerSettings dense_settings = models::DenseSettingsOf(cfg.optimizer);
-  const models::OptimizerSettings row_settings = models::SparseSettingsOf(cfg.optimizer);
-
-  for (uint32_t w = 0; w < W; ++w) {
-    run->backends_.push_back(gpu::MakeCpuBackend());
-    auto model = models::Model::Create(run->spec_, run->backends_.back().get());
-    if (!model.ok()) return model.status();
-    (*model)->Initialize(cfg.run.seed);
-    if (!run->row_optimizer_) {
-      run->row_optimizer_ = std::make_unique<models::RowOptimizer>(cfg.optimizer.sparse, row_settings,
-                                                                  (*model)->embedding_width());
-    }
-    const size_t params = (*model)->params().size();
-    auto dense = std::make_unique<models::DenseOptimizer>(cfg.optimizer.dense, dense_settings, params);
-    run->trainers_.push_back(std::make_unique<TrainerCore>(std::move(model).value(), std::move(dense),
-                                                           run->row_optimizer_.get(), run->backends_.back().get(),
-                                                           run->spec_.pooling, T, 0));
-  }
-
-  const embedding::RowFormat format{run->row_optimizer_->width(), run->row_optimizer_->state_floats()};
-  LockstepRun* self = run.get();
-  for (uint32_t s = 0; s < S; ++s) {
-    run->shards_.push_back(std::make_unique<embedding::ShardStore>(
-        s, S, run->table_rows_, format, [self](uint32_t t, uint64_t r, float* out) { self->InitRow(t, r, out); }));
-  }
-
-  BatchSequence::Options seq;
-  seq.batch_size = static_cast<uint32_t>(cfg.training.batch_size);
-  seq.epochs = static_cast<uint32_t>(cfg.training.epochs);
-  seq.max_batches = cfg.training.max_batches;
-  run->sequence_ = std::make_unique<BatchSequence>(
-      [cfg](uint32_t epoch) { return OpenEpoch(cfg, Split::kTrain, epoch); }, seq);
-  run->builder_ = std::make_unique<oracle::BatchRowsBuilder>(run->table_rows_);
+  const uint32_t W = run->parts_->W();
+  const uint32_t T = run->parts_->T();
+  BatchSequence::Options seq = run->parts_->SequenceOptions();
+  seq.start = start;
+  if (seq.max_batches != 0) seq.max_batches = seq.max_batches > first_batch ? seq.max_batches - first_batch : 0;
+  if (cfg.training.max_batches != 0 && first_batch >= cfg.training.max_batches) seq.epochs = 0;
+  run->sequence_ = std::make_unique<BatchSequence>(run->parts_->TrainSource(), seq);
+  run->builder_ = std::make_unique<oracle::BatchRowsBuilder>(run->parts_->table_rows);
   run->slices_.resize(W);
 
   switch (run->mode_) {
@@ -96,20 +65,21 @@ Result<std::unique_ptr<LockstepRun>> LockstepRun::Create(const config::Config& c
     case config::Mode::kReplicated: {
       oracle::PlannerOptions options;
       options.trainers = W;
-      options.table_rows = run->table_rows_;
+      options.table_rows = run->parts_->table_rows;
       options.partitions = oracle::OnePartition(T, static_cast<uint32_t>(cfg.training.cache_rows));
       options.lookahead = static_cast<uint32_t>(cfg.training.lookahead);
       options.private_rows = run->mode_ != config::Mode::kReplicated;
+      options.first_batch = first_batch;
       if (Status st = oracle::Validate(options); !st.ok()) {
         return Status::InvalidArgument("training: " + st.message());
       }
       run->planner_ = std::make_unique<oracle::Planner>(options);
-      for (auto& t : run->trainers_) t->EnsureSlots(static_cast<uint32_t>(cfg.training.cache_rows));
+      for (auto& t : run->parts_->trainers) t->EnsureSlots(static_cast<uint32_t>(cfg.training.cache_rows));
       break;
     }
     case config::Mode::kIdeal: {
       uint64_t total = 0;
-      for (uint64_t rows : run->table_rows_) {
+      for (uint64_t rows : run->parts_->table_rows) {
         run->table_base_.push_back(total);
         total += rows;
       }
@@ -128,22 +98,23 @@ Result<std::unique_ptr<LockstepRun>> LockstepRun::Create(const config::Config& c
   }
   if (!run->planned()) {
     run->resident_touched_.assign(run->resident_slots_, 0);
-    for (auto& t : run->trainers_) t->EnsureSlots(run->resident_slots_);
+    for (auto& t : run->parts_->trainers) t->EnsureSlots(run->resident_slots_);
     run->direct_features_.resize(W);
     run->staged_.resize(W);
     // Resident rows start at their initial values in every replica.
     for (uint32_t t = 0; t < T && run->mode_ == config::Mode::kIdeal; ++t) {
-      for (uint64_t r = 0; r < run->table_rows_[t]; ++r) {
+      for (uint64_t r = 0; r < run->parts_->table_rows[t]; ++r) {
         const uint32_t slot = static_cast<uint32_t>(run->table_base_[t] + r);
-        run->InitRow(t, r, run->trainers_[0]->slot(slot));
+        if (Status st = run->LoadResident(t, r, run->parts_->trainers[0]->slot(slot)); !st.ok()) return st;
       }
     }
     for (const auto& [key, slot] : run->hot_slot_) {
-      run->InitRow(static_cast<uint32_t>(key >> 32), key & 0xffffffffu, run->trainers_[0]->slot(slot));
+      Status st = run->LoadResident(static_cast<uint32_t>(key >> 32), key & 0xffffffffu, run->parts_->trainers[0]->slot(slot));
+      if (!st.ok()) return st;
     }
-    const size_t floats = size_t{run->resident_slots_} * run->row_optimizer_->row_floats();
+    const size_t floats = size_t{run->resident_slots_} * run->parts_->row_optimizer->row_floats();
     for (uint32_t w = 1; w < W; ++w) {
-      std::memcpy(run->trainers_[w]->slot(0), run->trainers_[0]->slot(0), floats * sizeof(float));
+      std::memcpy(run->parts_->trainers[w]->slot(0), run->parts_->trainers[0]->slot(0), floats * sizeof(float));
     }
   }
   return run;
@@ -197,7 +168,7 @@ double LockstepRun::ComputeAll(const data::Batch& batch,
     slices_[w].Reset(batch.samples.num_dense, batch.samples.tables.size());
     slices_[w].Append(batch.samples, range.begin, range.end);
   }
-  auto work = [&](uint32_t w) { losses[w] = trainers_[w]->Compute(slices_[w], *features[w], grad_scale); };
+  auto work = [&](uint32_t w) { losses[w] = parts_->trainers[w]->Compute(slices_[w], *features[w], grad_scale); };
   std::vector<std::thread> threads;
   for (uint32_t w = 1; w < W; ++w) threads.emplace_back(work, w);
   work(0);
@@ -208,17 +179,17 @@ double LockstepRun::ComputeAll(const data::Batch& batch,
 }
 
 void LockstepRun::SyncDense() {
-  const size_t n = trainers_[0]->dense_grads().size();
+  const size_t n = parts_->trainers[0]->dense_grads().size();
   dense_sum_.resize(n);
   StartRowSum(dense_sum_.data(), static_cast<uint32_t>(n));
-  for (auto& t : trainers_) AddToRowSum(dense_sum_.data(), t->dense_grads().data(), static_cast<uint32_t>(n));
-  for (auto& t : trainers_) t->ApplyDense(dense_sum_);
+  for (auto& t : parts_->trainers) AddToRowSum(dense_sum_.data(), t->dense_grads().data(), static_cast<uint32_t>(n));
+  for (auto& t : parts_->trainers) t->ApplyDense(dense_sum_);
 }
 
 Status LockstepRun::FetchInto(const std::vector<oracle::RowSlot>& rows, const std::vector<uint32_t>& to_trainers) {
   if (rows.empty()) return Status::Ok();
   const uint32_t S = shards();
-  const uint32_t floats = row_optimizer_->row_floats();
+  const uint32_t floats = parts_->row_optimizer->row_floats();
   std::vector<std::vector<uint32_t>> tables(S), ids(S), index(S);
   for (uint32_t i = 0; i < rows.size(); ++i) {
     const uint32_t s = embedding::ShardOf(rows[i].table, rows[i].row, S);
@@ -230,12 +201,12 @@ Status LockstepRun::FetchInto(const std::vector<oracle::RowSlot>& rows, const st
   for (uint32_t s = 0; s < S; ++s) {
     if (ids[s].empty()) continue;
     buffer.resize(ids[s].size() * floats);
-    if (Status st = shards_[s]->Fetch(tables[s].data(), ids[s].data(), ids[s].size(), buffer.data()); !st.ok()) {
+    if (Status st = parts_->shards[s]->Fetch(tables[s].data(), ids[s].data(), ids[s].size(), buffer.data()); !st.ok()) {
       return st;
     }
     for (size_t k = 0; k < ids[s].size(); ++k) {
       for (uint32_t w : to_trainers) {
-        std::memcpy(trainers_[w]->slot(rows[index[s][k]].slot), buffer.data() + k * floats, floats * sizeof(float));
+        std::memcpy(parts_->trainers[w]->slot(rows[index[s][k]].slot), buffer.data() + k * floats, floats * sizeof(float));
       }
     }
   }
@@ -245,19 +216,19 @@ Status LockstepRun::FetchInto(const std::vector<oracle::RowSlot>& rows, const st
 Status LockstepRun::StoreFrom(uint32_t trainer, const std::vector<oracle::RowSlot>& rows) {
   if (rows.empty()) return Status::Ok();
   const uint32_t S = shards();
-  const uint32_t floats = row_optimizer_->row_floats();
+  const uint32_t floats = parts_->row_optimizer->row_floats();
   std::vector<std::vector<uint32_t>> tables(S), ids(S);
   std::vector<std::vector<float>> data(S);
   for (const oracle::RowSlot& r : rows) {
     const uint32_t s = embedding::ShardOf(r.table, r.row, S);
     tables[s].push_back(r.table);
     ids[s].push_back(r.row);
-    const float* src = trainers_[trainer]->slot(r.slot);
+    const float* src = parts_->trainers[trainer]->slot(r.slot);
     data[s].insert(data[s].end(), src, src + floats);
   }
   for (uint32_t s = 0; s < S; ++s) {
     if (ids[s].empty()) continue;
-    if (Status st = shards_[s]->Store(tables[s].data(), ids[s].data(), ids[s].size(), data[s].data()); !st.ok()) {
+    if (Status st = parts_->shards[s]->Store(tables[s].data(), ids[s].data(), ids[s].size(), data[s].data()); !st.ok()) {
       return st;
     }
   }
@@ -330,12 +301,12 @@ Result<bool> LockstepRun::StepPlanned(StepReport* report) {
   // Sparse: private rows by their owner; critical and delayed rows summed in
   // rank order and applied by every cache.
   t0 = Clock::now();
-  const uint32_t width = row_optimizer_->width();
+  const uint32_t width = parts_->row_optimizer->width();
   for (uint32_t w = 0; w < W; ++w) {
     for (const oracle::RowSlot& r : plan_.trainers[w].private_rows) {
-      const float* g = trainers_[w]->RowGrad(r.slot);
+      const float* g = parts_->trainers[w]->RowGrad(r.slot);
       ACTORREC_ASSERT(g != nullptr, "a private row is used by its owner");
-      trainers_[w]->ApplyRow(r.slot, g);
+      parts_->trainers[w]->ApplyRow(r.slot, g);
     }
     report->private_rows += plan_.trainers[w].private_rows.size();
   }
@@ -344,9 +315,9 @@ Result<bool> LockstepRun::StepPlanned(StepReport* report) {
     for (const oracle::RowSlot& r : *set) {
       StartRowSum(row_sums_.data(), width);
       for (uint32_t w = 0; w < W; ++w) {
-        if (const float* g = trainers_[w]->RowGrad(r.slot)) AddToRowSum(row_sums_.data(), g, width);
+        if (const float* g = parts_->trainers[w]->RowGrad(r.slot)) AddToRowSum(row_sums_.data(), g, width);
       }
-      for (uint32_t w = 0; w < W; ++w) trainers_[w]->ApplyRow(r.slot, row_sums_.data());
+      for (uint32_t w = 0; w < W; ++w) parts_->trainers[w]->ApplyRow(r.slot, row_sums_.data());
     }
   }
   report->synced_critical = plan_.critical.size();
@@ -379,7 +350,7 @@ Result<bool> LockstepRun::StepDirect(StepReport* report) {
   if (Status st = sequence_->Next(&batch); !st.ok()) return st;
   if (sequence_->done()) return false;
   const uint32_t W = trainers();
-  const uint32_t T = static_cast<uint32_t>(table_rows_.size());
+  const uint32_t T = static_cast<uint32_t>(parts_->table_rows.size());
   report->epoch = batch.epoch;
   report->batch = batch.index;
   report->samples = batch.samples.size();
@@ -414,7 +385,7 @@ Result<bool> LockstepRun::StepDirect(StepReport* report) {
         f.unique_slots[u] = slot;
       }
     }
-    trainers_[w]->EnsureSlots(next);
+    parts_->trainers[w]->EnsureSlots(next);
     if (Status st = FetchInto(staged, {w}); !st.ok()) return st;
     report->fetched_rows += staged.size();
   }
@@ -432,7 +403,7 @@ Result<bool> LockstepRun::StepDirect(StepReport* report) {
 
   // Sum every touched row's gradient over trainers in rank order.
   t0 = Clock::now();
-  const uint32_t width = row_optimizer_->width();
+  const uint32_t width = parts_->row_optimizer->width();
   sum_index_.clear();
   sum_keys_.clear();
   std::vector<uint32_t> resident_of;  // per sum: resident slot, or UINT32_MAX
@@ -449,7 +420,7 @@ Result<bool> LockstepRun::StepDirect(StepReport* report) {
           row_sums_.resize(sum_keys_.size() * width);
           StartRowSum(row_sums_.data() + size_t{it->second} * width, width);
         }
-        AddToRowSum(row_sums_.data() + size_t{it->second} * width, trainers_[w]->RowGrad(f.unique_slots[u]), width);
+        AddToRowSum(row_sums_.data() + size_t{it->second} * width, parts_->trainers[w]->RowGrad(f.unique_slots[u]), width);
       }
     }
   }
@@ -460,7 +431,7 @@ Result<bool> LockstepRun::StepDirect(StepReport* report) {
   for (uint32_t i = 0; i < sum_keys_.size(); ++i) {
     const float* sum = row_sums_.data() + size_t{i} * width;
     if (resident_of[i] != UINT32_MAX) {
-      for (uint32_t w = 0; w < W; ++w) trainers_[w]->ApplyRow(resident_of[i], sum);
+      for (uint32_t w = 0; w < W; ++w) parts_->trainers[w]->ApplyRow(resident_of[i], sum);
       resident_touched_[resident_of[i]] = 1;
       ++report->synced_critical;
       continue;
@@ -477,8 +448,8 @@ Result<bool> LockstepRun::StepDirect(StepReport* report) {
   for (uint32_t s = 0; s < S; ++s) {
     if (ids[s].empty()) continue;
     const auto& idx = which[s];
-    Status st = shards_[s]->Update(tables[s].data(), ids[s].data(), ids[s].size(), [&](float* row, size_t k) {
-      row_optimizer_->Apply(row, row_sums_.data() + size_t{idx[k]} * width);
+    Status st = parts_->shards[s]->Update(tables[s].data(), ids[s].data(), ids[s].size(), [&](float* row, size_t k) {
+      parts_->row_optimizer->Apply(row, row_sums_.data() + size_t{idx[k]} * width);
     });
     if (!st.ok()) return st;
   }
@@ -499,8 +470,8 @@ Status LockstepRun::Finish() {
     return Status::Ok();
   }
   std::vector<oracle::RowSlot> touched;
-  for (uint32_t t = 0; t < table_rows_.size() && mode_ == config::Mode::kIdeal; ++t) {
-    for (uint64_t r = 0; r < table_rows_[t]; ++r) {
+  for (uint32_t t = 0; t < parts_->table_rows.size() && mode_ == config::Mode::kIdeal; ++t) {
+    for (uint64_t r = 0; r < parts_->table_rows[t]; ++r) {
       const uint32_t slot = static_cast<uint32_t>(table_base_[t] + r);
       if (resident_touched_[slot]) touched.push_back({t, static_cast<data::RowId>(r), slot});
     }
@@ -514,93 +485,36 @@ Status LockstepRun::Finish() {
 }
 
 Result<EvalReport> LockstepRun::Evaluate(uint64_t max_samples) {
-  auto reader = OpenDatasetSplit(cfg_, Split::kEval);
-  if (!reader.ok()) return reader.status();
-  const uint32_t T = static_cast<uint32_t>(table_rows_.size());
-  const uint32_t floats = row_optimizer_->row_floats();
-  const uint32_t width = row_optimizer_->width();
-  const size_t block_size = static_cast<size_t>(cfg_.training.batch_size);
-  models::MetricAccumulator metrics;
-  data::SampleBlock block;
-  oracle::BatchRows rows;
-  std::vector<oracle::TableFeatures> features(T);
-  std::vector<float> staged, pooled, logits;
-  uint64_t seen = 0;
-  TrainerCore& scorer = *trainers_[0];
-  while (max_samples == 0 || seen < max_samples) {
-    size_t want = block_size;
-    if (max_samples != 0) want = std::min<uint64_t>(want, max_samples - seen);
-    if (Status st = (*reader)->Next(want, &block); !st.ok()) return st;
-    if (block.empty()) break;
-    if (Status st = builder_->Build(block, 1, &rows); !st.ok()) return st;
-    // Each unique row's latest value: a cache or replica holding it, else its shard.
-    uint32_t next = 0;
-    for (uint32_t t = 0; t < T; ++t) next += static_cast<uint32_t>(rows.slice(0, t).rows.size());
-    staged.resize(size_t{next} * floats);
-    next = 0;
-    for (uint32_t t = 0; t < T; ++t) {
-      const oracle::SliceTable& slice = rows.slice(0, t);
-      features[t].table = t;
-      features[t].inverse = slice.inverse;
-      features[t].offsets = slice.offsets;
-      features[t].unique_slots.resize(slice.rows.size());
-      for (size_t u = 0; u < slice.rows.size(); ++u, ++next) {
-        features[t].unique_slots[u] = next;
-        float* out = staged.data() + size_t{next} * floats;
-        const data::RowId r = slice.rows[u];
-        const float* held = nullptr;
-        if (planned()) {
-          if (auto it = location_.find(Key(t, r)); it != location_.end()) {
-            const uint32_t owner = it->second.owner == kEveryTrainer ? 0 : it->second.owner;
-            held = trainers_[owner]->slot(it->second.slot);
-          }
-        } else if (mode_ == config::Mode::kIdeal) {
-          held = scorer.slot(static_cast<uint32_t>(table_base_[t] + r));
-        } else if (auto it = hot_slot_.find(Key(t, r)); it != hot_slot_.end()) {
-          held = scorer.slot(it->second);
-        }
-        if (held) {
-          std::memcpy(out, held, floats * sizeof(float));
-        } else if (Status st = shards_[embedding::ShardOf(t, r, shards())]->Peek(t, r, out); !st.ok()) {
-          return st;
-        }
-      }
+  const size_t bytes = size_t{parts_->row_optimizer->row_floats()} * sizeof(float);
+  return parts_->Evaluate(max_samples, [&](uint32_t t, data::RowId r, float* out) {
+    // The row's latest value: a cache or replica holding it, else its shard.
+    if (const float* held = HeldRow(t, r)) {
+      std::memcpy(out, held, bytes);
+      return Status::Ok();
     }
-    const size_t n = block.size();
-    pooled.resize(n * T * width);
-    logits.resize(n);
-    PoolSlice(scorer.backend(), staged.data(), floats, width, scorer.pooling(), features, n, pooled.data());
-    models::SliceView view;
-    view.samples = n;
-    view.dense = block.dense.data();
-    view.labels = block.labels.data();
-    scorer.model().Predict(view, pooled.data(), logits.data());
-    metrics.Add(logits, block.labels);
-    seen += n;
+    return parts_->shards[embedding::ShardOf(t, r, shards())]->Peek(t, r, out);
+  });
+}
+
+const float* LockstepRun::HeldRow(uint32_t t, data::RowId r) const {
+  const TrainerCore& scorer = *parts_->trainers[0];
+  if (planned()) {
+    if (auto it = location_.find(Key(t, r)); it != location_.end()) {
+      const uint32_t owner = it->second.owner == kEveryTrainer ? 0 : it->second.owner;
+      return parts_->trainers[owner]->slot(it->second.slot);
+    }
+  } else if (mode_ == config::Mode::kIdeal) {
+    return scorer.slot(static_cast<uint32_t>(table_base_[t] + r));
+  } else if (auto it = hot_slot_.find(Key(t, r)); it != hot_slot_.end()) {
+    return scorer.slot(it->second);
   }
-  EvalReport report;
-  report.samples = seen;
-  report.auc = metrics.auc();
-  report.log_loss = metrics.log_loss();
-  report.accuracy = metrics.accuracy();
-  return report;
+  return nullptr;
 }
 
 std::span<const float> LockstepRun::dense_params(uint32_t w) const {
-  return trainers_[w]->model().params();
+  return parts_->trainers[w]->model().params();
 }
 
-uint64_t LockstepRun::ParameterDigest() const {
-  const auto first = dense_params(0);
-  for (uint32_t w = 1; w < trainers(); ++w) {
-    const auto other = dense_params(w);
-    ACTORREC_ASSERT(other.size() == first.size() &&
-                        std::memcmp(other.data(), first.data(), first.size_bytes()) == 0,
-                    "dense replicas diverged");
-  }
-  uint64_t digest = Digest64(std::string_view(reinterpret_cast<const char*>(first.data()), first.size_bytes()));
-  for (const auto& s : shards_) digest = Digest64(std::to_string(s->Digest()), digest);
-  return digest;
-}
+uint64_t LockstepRun::ParameterDigest() const { return parts_->ParameterDigest(); }
 
 }  // namespace actorrec::trainer

@@ -44,6 +44,10 @@ class LockstepRun {
   // InvalidArgument / NotFound naming the config key or file when the run
   // cannot start (the dataset, the model shape, the cache capacity).
   static Result<std::unique_ptr<LockstepRun>> Create(const config::Config& cfg);
+  // A run over given parts (a resumed checkpoint's) that starts at `start`
+  // in the data, `first_batch` global batches into the run, every cache empty.
+  static Result<std::unique_ptr<LockstepRun>> Create(std::unique_ptr<RunParts> parts, BatchPosition start,
+                                                     uint64_t first_batch);
   ~LockstepRun();
 
   // Trains the next global batch into *report. Ok(false) once every batch
@@ -63,13 +67,13 @@ class LockstepRun {
   uint64_t ParameterDigest() const;
   // The dense parameters of trainer w, and the shards (for tests and checkpoints).
   std::span<const float> dense_params(uint32_t w) const;
-  const embedding::ShardStore& shard(uint32_t s) const { return *shards_[s]; }
+  const embedding::ShardStore& shard(uint32_t s) const { return *parts_->shards[s]; }
 
-  uint32_t trainers() const { return static_cast<uint32_t>(trainers_.size()); }
-  uint32_t shards() const { return static_cast<uint32_t>(shards_.size()); }
+  uint32_t trainers() const { return static_cast<uint32_t>(parts_->trainers.size()); }
+  uint32_t shards() const { return static_cast<uint32_t>(parts_->shards.size()); }
   uint32_t lookahead() const { return planner_ ? planner_->lookahead() : 0; }
   const std::string& lookahead_report() const;
-  const data::DatasetSchema& schema() const { return schema_; }
+  const data::DatasetSchema& schema() const { return parts_->schema; }
   uint64_t row_bytes() const;
 
  private:
@@ -94,17 +98,12 @@ class LockstepRun {
   // Fetches rows (table, row, slot) from the shards into the given trainers' slots.
   Status FetchInto(const std::vector<oracle::RowSlot>& rows, const std::vector<uint32_t>& to_trainers);
   Status StoreFrom(uint32_t trainer, const std::vector<oracle::RowSlot>& rows);
-  void InitRow(uint32_t t, uint64_t r, float* out) const;
+  Status LoadResident(uint32_t t, uint64_t r, float* out) const;
+  // The latest value of a row a trainer holds (cache, hot set, replica), or null.
+  const float* HeldRow(uint32_t t, data::RowId r) const;
 
-  config::Config cfg_;
-  data::DatasetSchema schema_;
-  std::vector<uint64_t> table_rows_;
+  std::unique_ptr<RunParts> parts_;
   config::Mode mode_ = config::Mode::kLrppDelayed;
-  models::ModelSpec spec_;
-  std::unique_ptr<models::RowOptimizer> row_optimizer_;
-  std::vector<std::unique_ptr<gpu::Backend>> backends_;
-  std::vector<std::unique_ptr<TrainerCore>> trainers_;
-  std::vector<std::unique_ptr<embedding::ShardStore>> shards_;
   std::unique_ptr<BatchSequence> sequence_;
   std::unique_ptr<oracle::BatchRowsBuilder> builder_;
   bool data_done_ = false;
