@@ -96,10 +96,14 @@ Status DecodePlan(const Frame<TrainerPlan>& frame, oracle::TrainerPlan* out) {
   const int64_t batch = b.getBatch();
   const uint32_t lookahead = b.getLookahead();
   if (batch < 0 || lookahead == 0) return Status::Corruption(name + ": needs batch >= 0 and lookahead >= 1");
-  const int64_t barrier = batch - lookahead - 1 >= 0 ? batch - lookahead - 1 : -1;
-  if (b.getBarrier() != barrier) {
-    return Status::Corruption(name + ": barrier " + std::to_string(b.getBarrier()) + " is not b - L - 1 = " +
-                              std::to_string(barrier));
+  // b − L − 1, or −1 when negative; a run resumed at batch k raises it to
+  // k − 1 for its first L batches (the checkpoint holds every earlier
+  // write-back): never above b − 1, never below b − L − 1.
+  const int64_t lowest = batch - lookahead - 1 >= 0 ? batch - lookahead - 1 : -1;
+  const int64_t barrier = b.getBarrier();
+  if (barrier < lowest || barrier > std::max<int64_t>(batch - 1, -1)) {
+    return Status::Corruption(name + ": barrier " + std::to_string(barrier) + " is outside [b - L - 1, b - 1] = [" +
+                              std::to_string(lowest) + ", " + std::to_string(batch - 1) + "]");
   }
   out->batch = batch;
   out->trainer = b.getTrainer();

@@ -11,7 +11,8 @@ namespace actorrec::wire {
 Frame<TrainerPlan> EncodePlan(const oracle::TrainerPlan& plan);
 
 // Reads a TrainerPlan frame into `out`. Checks what a trainer relies on:
-// lookahead >= 1 and barrier == b − L − 1 (or −1 when negative), row ids
+// lookahead >= 1 and b − L − 1 <= barrier <= b − 1 (b − L − 1 or −1 except in
+// the first L batches of a resumed run, see PlannerOptions::first_batch), row ids
 // below 2^32, features in strictly ascending table order, each with offsets
 // that start at 0, never decrease and end at the inverse's length, the same
 // sample count in every table, and every inverse entry naming one of its

@@ -7,6 +7,7 @@
 
 #include "actors/oracle/planner_options.hpp"
 #include "actors/sampler/dataset_source.hpp"
+#include "actors/trainer/checkpoint.hpp"
 #include "actors/trainer/row_sync.hpp"
 #include "base/digest.hpp"
 #include "gpu/cpu_backend.hpp"
@@ -47,6 +48,8 @@ Result<std::unique_ptr<LockstepRun>> LockstepRun::Create(std::unique_ptr<RunPart
                                                          uint64_t first_batch) {
   std::unique_ptr<LockstepRun> run(new LockstepRun());
   run->parts_ = std::move(parts);
+  run->position_ = {first_batch, start};
+  run->first_batch_ = first_batch;
   const config::Config& cfg = run->parts_->cfg;
   run->mode_ = cfg.training.mode;
   const uint32_t W = run->parts_->W();
@@ -152,7 +155,12 @@ Status LockstepRun::ChooseHotRows(const config::Config& cfg) {
 
 Result<bool> LockstepRun::Step(StepReport* report) {
   *report = StepReport{};
-  return planned() ? StepPlanned(report) : StepDirect(report);
+  Result<bool> more = planned() ? StepPlanned(report) : StepDirect(report);
+  if (more.ok() && *more) {
+    ++position_.batches;
+    position_.next = {report->epoch, report->batch + 1};
+  }
+  return more;
 }
 
 // ---------------------------------------------------------------- shared steps
@@ -469,6 +477,22 @@ Status LockstepRun::Finish() {
     }
     return Status::Ok();
   }
+  return FlushHeldRows();
+}
+
+Status LockstepRun::FlushHeldRows() {
+  if (planned()) {
+    // Cached rows (a private one from its owner): a cached row is never
+    // fetched and its eviction writes it back again, so this changes no result.
+    for (const auto& [key, where] : location_) {
+      const uint32_t owner = where.owner == kEveryTrainer ? 0 : where.owner;
+      if (Status st = StoreFrom(owner, {{static_cast<uint32_t>(key >> 32), static_cast<data::RowId>(key), where.slot}});
+          !st.ok()) {
+        return st;
+      }
+    }
+    return Status::Ok();
+  }
   std::vector<oracle::RowSlot> touched;
   for (uint32_t t = 0; t < parts_->table_rows.size() && mode_ == config::Mode::kIdeal; ++t) {
     for (uint64_t r = 0; r < parts_->table_rows[t]; ++r) {
@@ -482,6 +506,19 @@ Status LockstepRun::Finish() {
     if (resident_touched_[slot]) touched.push_back({static_cast<uint32_t>(key >> 32), static_cast<data::RowId>(key), slot});
   }
   return StoreFrom(0, touched);
+}
+
+Status LockstepRun::SaveCheckpoint(const std::string& dir) {
+  if (Status st = FlushHeldRows(); !st.ok()) return st;
+  return SaveRunCheckpoint(*parts_, dir, position_);
+}
+
+Result<std::unique_ptr<LockstepRun>> LockstepRun::Resume(const config::Config& cfg, const std::string& dir) {
+  auto parts = RunParts::Create(cfg);
+  if (!parts.ok()) return parts.status();
+  auto position = LoadRunCheckpoint(dir, parts->get());
+  if (!position.ok()) return position.status();
+  return Create(std::move(parts).value(), position->next, position->batches);
 }
 
 Result<EvalReport> LockstepRun::Evaluate(uint64_t max_samples) {

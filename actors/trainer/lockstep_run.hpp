@@ -31,6 +31,7 @@
 #include "actors/oracle/batch_rows.hpp"
 #include "actors/oracle/planner.hpp"
 #include "actors/sampler/batch_sequence.hpp"
+#include "actors/trainer/checkpoint.hpp"
 #include "actors/trainer/run_parts.hpp"
 #include "actors/trainer/step_report.hpp"
 #include "actors/trainer/trainer_core.hpp"
@@ -57,6 +58,13 @@ class LockstepRun {
   // Writes every row still held by a trainer back to its shard: after it
   // the shards hold every touched row's latest value. Call once, at the end.
   Status Finish();
+
+  // Between batches: saves the run's state after the batches done so far
+  // (checkpoint.hpp), first copying the rows trainers hold into the shards.
+  Status SaveCheckpoint(const std::string& dir);
+  // A run of `cfg` continuing from the newest checkpoint in `dir`.
+  static Result<std::unique_ptr<LockstepRun>> Resume(const config::Config& cfg, const std::string& dir);
+  uint64_t first_batch() const { return first_batch_; }
 
   // Scores the eval split (at most max_samples; 0 = all) with the current
   // parameters: trainer 0's dense replica and each row's latest value.
@@ -99,10 +107,15 @@ class LockstepRun {
   Status FetchInto(const std::vector<oracle::RowSlot>& rows, const std::vector<uint32_t>& to_trainers);
   Status StoreFrom(uint32_t trainer, const std::vector<oracle::RowSlot>& rows);
   Status LoadResident(uint32_t t, uint64_t r, float* out) const;
+  // Copies every row a trainer holds into its shard (the shards then hold
+  // every row's latest value); the run goes on unchanged.
+  Status FlushHeldRows();
   // The latest value of a row a trainer holds (cache, hot set, replica), or null.
   const float* HeldRow(uint32_t t, data::RowId r) const;
 
   std::unique_ptr<RunParts> parts_;
+  RunPosition position_;     // batches done and the next batch's place in the data
+  uint64_t first_batch_ = 0;
   config::Mode mode_ = config::Mode::kLrppDelayed;
   std::unique_ptr<BatchSequence> sequence_;
   std::unique_ptr<oracle::BatchRowsBuilder> builder_;

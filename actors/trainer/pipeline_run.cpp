@@ -13,6 +13,7 @@
 #include "actors/oracle/planner_options.hpp"
 #include "actors/sampler/sampler_actor.hpp"
 #include "actors/trainer/cache_partition_actor.hpp"
+#include "actors/trainer/checkpoint.hpp"
 #include "actors/trainer/sync_scheduler_actor.hpp"
 #include "messages/registry.hpp"
 
@@ -41,7 +42,14 @@ Result<std::unique_ptr<PipelineRun>> PipelineRun::Create(const config::Config& c
   RunParts& p = *run->parts_;
   const uint32_t W = p.W(), S = p.S(), T = p.T();
 
+  RunPosition start;
+  if (!options.resume_dir.empty()) {
+    auto resumed = LoadRunCheckpoint(options.resume_dir, &p);
+    if (!resumed.ok()) return resumed.status();
+    start = *resumed;
+  }
   oracle::PlannerOptions planner;
+  planner.first_batch = start.batches;
   planner.trainers = W;
   planner.table_rows = p.table_rows;
   planner.partitions = oracle::OnePartition(T, static_cast<uint32_t>(cfg.training.cache_rows));
@@ -62,6 +70,7 @@ Result<std::unique_ptr<PipelineRun>> PipelineRun::Create(const config::Config& c
   caf::actor driver = caf::actor_cast<caf::actor>(*run->driver_);
   run->first_batch_ = static_cast<int64_t>(planner.first_batch);
   run->next_report_ = run->first_batch_;
+  run->next_data_ = start.next;
   run->acked_.assign(W, run->first_batch_);
   run->cached_.resize(W);
   if (options.pause_every > 0) run->hold_ = run->first_batch_ + static_cast<int64_t>(options.pause_every) - 1;
@@ -108,6 +117,12 @@ Result<std::unique_ptr<PipelineRun>> PipelineRun::Create(const config::Config& c
   SamplerArgs sampler;
   sampler.source = p.TrainSource();
   sampler.options = p.SequenceOptions();
+  sampler.options.start = start.next;
+  if (sampler.options.max_batches != 0) {
+    // max_batches counts the whole run; a resumed one has done some.
+    if (sampler.options.max_batches <= start.batches) sampler.options.epochs = 0;
+    sampler.options.max_batches = sampler.options.max_batches > start.batches ? sampler.options.max_batches - start.batches : 0;
+  }
   sampler.consumer = run->oracle_;
   caf::actor sampler_actor = SpawnSampler(sys, std::move(sampler));
   (*run->driver_)->send(run->oracle_, trainers, sampler_actor);
@@ -203,6 +218,7 @@ Result<bool> PipelineRun::Step(StepReport* report) {
       report->loss_sum = 0;
       for (double l : losses_[next_report_]) report->loss_sum += l;  // rank order
       report->unique_rows = report->synced_critical + report->synced_delayed + report->private_rows;
+      next_data_ = {report->epoch, report->batch + 1};
       pending_.erase(it);
       losses_.erase(next_report_);
       ++next_report_;
@@ -261,6 +277,26 @@ Result<EvalReport> PipelineRun::Evaluate(uint64_t max_samples) {
     }
     return p.shards[embedding::ShardOf(t, r, shards())]->Peek(t, r, out);
   });
+}
+
+Status PipelineRun::SaveCheckpoint(const std::string& dir) {
+  if (Status st = CheckQuiet("SaveCheckpoint()"); !st.ok()) return st;
+  if (!finished_) {
+    if (Status st = WaitAcked(next_report_ - 1); !st.ok()) return st;
+  }
+  // The caches' rows into their shards: harmless to the run (a cached row is
+  // never fetched, and its eviction writes it back again later), and it makes
+  // the shards hold every row's latest value.
+  RunParts& p = *parts_;
+  for (uint32_t w = 0; w < trainers(); ++w) {
+    for (const auto& [key, slot] : cached_[w]) {
+      const uint32_t t = static_cast<uint32_t>(key >> 32);
+      const uint32_t r = static_cast<uint32_t>(key);
+      Status st = p.shards[embedding::ShardOf(t, r, shards())]->Store(&t, &r, 1, p.trainers[w]->slot(slot));
+      if (!st.ok()) return st;
+    }
+  }
+  return SaveRunCheckpoint(p, dir, {static_cast<uint64_t>(next_report_), next_data_});
 }
 
 Result<uint64_t> PipelineRun::ParameterDigest() {

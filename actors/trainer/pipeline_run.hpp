@@ -43,6 +43,8 @@ class PipelineRun {
     // A run that reports nothing for this long is stalled: Step() fails
     // naming what it waits for.
     double stall_seconds = 300;
+    // A checkpoint directory to resume from (checkpoint.hpp); empty: a fresh run.
+    std::string resume_dir;
   };
 
   // InvalidArgument for modes without an oracle (no_cache, static_hot,
@@ -63,6 +65,12 @@ class PipelineRun {
   Result<EvalReport> Evaluate(uint64_t max_samples);
   // At a pause point or after Finish(); see RunParts::ParameterDigest.
   Result<uint64_t> ParameterDigest();
+  // At a pause point or after Finish(): copies the rows the caches hold into
+  // their shards and saves the run's state after the last batch Step()
+  // returned (checkpoint.hpp).
+  Status SaveCheckpoint(const std::string& dir);
+  // Global batches before this run's first (a resumed run's position).
+  int64_t first_batch() const { return first_batch_; }
 
   uint32_t trainers() const { return parts_->W(); }
   uint32_t shards() const { return parts_->S(); }
@@ -95,6 +103,7 @@ class PipelineRun {
 
   int64_t first_batch_ = 0;
   int64_t next_report_ = 0;  // the batch Step() returns next
+  BatchPosition next_data_;  // where that batch is in the data
   int64_t hold_ = INT64_MAX;
   int64_t end_ = -1;         // batches in the run, once the oracle knows
   std::vector<int64_t> acked_;  // per trainer: batches whose write-backs are all acknowledged

@@ -37,9 +37,16 @@ TEST_CASE("the plan codec refuses plans a trainer could not follow", "[oracle]")
   TrainerPlan out;
   REQUIRE(wire::DecodePlan(wire::EncodePlan(plan), &out).ok());
 
-  SECTION("a barrier that is not b - L - 1") {
-    plan.barrier = 7;
-    REQUIRE_THAT(wire::DecodePlan(wire::EncodePlan(plan), &out).message(), Catch::Contains("barrier 7"));
+  SECTION("a barrier below b - L - 1 or at b") {
+    plan.barrier = 5;
+    REQUIRE_THAT(wire::DecodePlan(wire::EncodePlan(plan), &out).message(), Catch::Contains("barrier 5"));
+    plan.barrier = 9;
+    REQUIRE_THAT(wire::DecodePlan(wire::EncodePlan(plan), &out).message(), Catch::Contains("barrier 9"));
+  }
+  SECTION("a resumed run's raised barrier is accepted") {
+    plan.barrier = 8;  // resumed at batch 9: the checkpoint holds batch 8's write-backs
+    REQUIRE(wire::DecodePlan(wire::EncodePlan(plan), &out).ok());
+    CHECK(out.barrier == 8);
   }
   SECTION("no lookahead") {
     plan.lookahead = 0;

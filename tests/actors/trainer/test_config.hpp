@@ -18,7 +18,8 @@ struct Case {
   std::string sparse = "sgd";
   std::string pooling = "sum";
   uint64_t seed = 7;
-  int batches = 10;
+  int batches = 10;  // per epoch
+  int epochs = 1;
   std::string skew = "zipf";
 };
 
@@ -38,7 +39,7 @@ inline std::string ConfigText(const Case& c) {
        "dense_features = 3\nsamples = "
     << 64 * c.batches << "\neval_samples = 128\n";
   t << "[dataset.generator]\nskew = \"" << c.skew << "\"\nbag = \"uniform\"\nbag_min = 0\nbag_max = 3\n";
-  t << "[training]\nmode = \"" << c.mode << "\"\nbatch_size = 64\nepochs = 1\nlookahead = " << c.lookahead
+  t << "[training]\nmode = \"" << c.mode << "\"\nbatch_size = 64\nepochs = " << c.epochs << "\nlookahead = " << c.lookahead
     << "\ncache_rows = " << c.cache_rows << "\n";
   t << "[cluster]\nsecret = \"equivalence-test-secret\"\n[[cluster.member]]\nname = \"l\"\naddress = \"127.0.0.1\"\n"
        "roles = [\"all\"]\ntrainers = "

@@ -1,0 +1,215 @@
+#include "actors/trainer/checkpoint.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <unistd.h>
+
+#include "base/atomic_file.hpp"
+#include "base/digest.hpp"
+#include "base/safetensors.hpp"
+
+namespace actorrec::trainer {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kFormat = "actorrec-checkpoint-1";
+constexpr int kKeep = 2;
+
+// XXH3 of every tensor's bytes, tensors in name order: safetensors has no
+// checksum of its own, and a flipped bit in a weight must not load silently.
+std::string TensorsDigest(std::vector<const NamedTensor*> tensors) {
+  std::sort(tensors.begin(), tensors.end(), [](const NamedTensor* a, const NamedTensor* b) { return a->name < b->name; });
+  uint64_t digest = 0;
+  for (const NamedTensor* t : tensors) {
+    digest = Digest64(t->name, digest);
+    digest = Digest64(std::string_view(reinterpret_cast<const char*>(t->values.data()), t->values.size() * sizeof(float)),
+                      digest);
+  }
+  return std::to_string(digest);
+}
+
+std::string ShardFile(uint32_t s, uint32_t S) {
+  return "shard-" + std::to_string(s) + "-of-" + std::to_string(S) + ".ckpt";
+}
+
+// The config values a resumed run must share with the saved one, by key.
+std::map<std::string, std::string> Identity(const RunParts& parts) {
+  const config::Config& c = parts.cfg;
+  return {
+      {"model.kind", config::ModelKindName(c.model.kind)},
+      {"model.embedding_dim", std::to_string(parts.spec.embedding_dim)},
+      {"optimizer.dense", std::to_string(static_cast<int>(c.optimizer.dense))},
+      {"optimizer.sparse", std::to_string(static_cast<int>(c.optimizer.sparse))},
+      {"run.seed", std::to_string(c.run.seed)},
+      {"training.batch_size", std::to_string(c.training.batch_size)},
+      {"embedding shards", std::to_string(parts.S())},
+  };
+}
+
+Status SyncDirectory(const fs::path& dir) {
+  std::FILE* f = std::fopen(dir.c_str(), "r");
+  if (!f) return Status::IoError("cannot open directory " + dir.string() + " to sync it");
+  const int rc = ::fsync(fileno(f));
+  std::fclose(f);
+  return rc == 0 ? Status::Ok() : Status::IoError("cannot sync directory " + dir.string());
+}
+
+uint64_t ParseNumber(const std::map<std::string, std::string>& meta, const std::string& key, bool* ok) {
+  auto it = meta.find(key);
+  if (it == meta.end()) {
+    *ok = false;
+    return 0;
+  }
+  try {
+    return std::stoull(it->second);
+  } catch (...) {
+    *ok = false;
+    return 0;
+  }
+}
+
+}  // namespace
+
+Status SaveRunCheckpoint(const RunParts& parts, const std::string& dir, const RunPosition& position) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IoError("cannot create the checkpoint directory " + dir + ": " + ec.message());
+  const std::string name = "batch-" + std::to_string(position.batches);
+  const fs::path final_dir = fs::path(dir) / name;
+  const fs::path tmp = fs::path(dir) / (name + ".tmp-" + std::to_string(::getpid()));
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp, ec);
+  if (ec) return Status::IoError("cannot create " + tmp.string() + ": " + ec.message());
+
+  for (uint32_t s = 0; s < parts.S(); ++s) {
+    Status st = parts.shards[s]->SaveCheckpoint((tmp / ShardFile(s, parts.S())).string(),
+                                                static_cast<int64_t>(position.batches));
+    if (!st.ok()) return st;
+  }
+  TrainerCore& trainer = *parts.trainers[0];
+  std::vector<NamedTensor> tensors;
+  auto add = [&](const std::string& prefix, const models::TensorInfo& info, const float* buffer) {
+    NamedTensor t;
+    t.name = prefix + info.name;
+    for (int64_t d : info.shape) t.shape.push_back(static_cast<uint64_t>(d));
+    t.values.assign(buffer + info.offset, buffer + info.offset + info.size);
+    tensors.push_back(std::move(t));
+  };
+  for (const auto& info : trainer.model().tensors()) add("model.", info, trainer.model().params().data());
+  for (const auto& info : trainer.dense_optimizer().state_tensors()) {
+    add("optimizer.", info, trainer.dense_optimizer().state().data());
+  }
+  std::map<std::string, std::string> meta = Identity(parts);
+  meta["format"] = kFormat;
+  meta["position.batches"] = std::to_string(position.batches);
+  meta["position.epoch"] = std::to_string(position.next.epoch);
+  meta["position.batch"] = std::to_string(position.next.batch);
+  meta["config.digest"] = parts.cfg.digest;
+  std::vector<const NamedTensor*> all;
+  for (const NamedTensor& t : tensors) all.push_back(&t);
+  meta["tensors.xxh3"] = TensorsDigest(all);
+  if (Status st = WriteSafetensors((tmp / "dense.safetensors").string(), tensors, meta); !st.ok()) return st;
+  if (Status st = SyncDirectory(tmp); !st.ok()) return st;
+
+  fs::remove_all(final_dir, ec);
+  fs::rename(tmp, final_dir, ec);
+  if (ec) return Status::IoError("cannot rename " + tmp.string() + " to " + final_dir.string() + ": " + ec.message());
+  if (Status st = SyncDirectory(dir); !st.ok()) return st;
+  if (Status st = WriteFileAtomically((fs::path(dir) / "LATEST").string(), name + "\n"); !st.ok()) return st;
+
+  // Keep the newest kKeep complete checkpoints.
+  std::vector<std::pair<uint64_t, fs::path>> found;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string n = entry.path().filename().string();
+    if (n.rfind("batch-", 0) != 0 || n.find(".tmp-") != std::string::npos) continue;
+    try {
+      found.emplace_back(std::stoull(n.substr(6)), entry.path());
+    } catch (...) {
+    }
+  }
+  std::sort(found.rbegin(), found.rend());
+  for (size_t i = kKeep; i < found.size(); ++i) fs::remove_all(found[i].second, ec);
+  return Status::Ok();
+}
+
+Result<RunPosition> LoadRunCheckpoint(const std::string& dir, RunParts* parts) {
+  const fs::path latest = fs::path(dir) / "LATEST";
+  std::ifstream in(latest);
+  std::string name;
+  if (!in || !std::getline(in, name) || name.empty()) {
+    return Status::NotFound("no checkpoint in " + dir + ": " + latest.string() +
+                            " is missing or empty (was the directory written by actorrec train --checkpoint-dir?)");
+  }
+  const fs::path ckpt = fs::path(dir) / name;
+  const std::string dense_path = (ckpt / "dense.safetensors").string();
+  auto dense = ReadSafetensors(dense_path);
+  if (!dense.ok()) return dense.status();
+  const auto& meta = dense->metadata;
+  if (auto it = meta.find("format"); it == meta.end() || it->second != kFormat) {
+    return Status::InvalidArgument(dense_path + " is not an actorrec checkpoint of format " + kFormat);
+  }
+  {
+    std::vector<const NamedTensor*> all;
+    for (const NamedTensor& t : dense->tensors) all.push_back(&t);
+    auto it = meta.find("tensors.xxh3");
+    if (it == meta.end() || it->second != TensorsDigest(all)) {
+      return Status::Corruption(dense_path + ": the tensors' checksum does not match (the file is damaged; resume "
+                                "from an older checkpoint or start over)");
+    }
+  }
+  for (const auto& [key, value] : Identity(*parts)) {
+    auto it = meta.find(key);
+    if (it == meta.end() || it->second != value) {
+      return Status::InvalidArgument("the checkpoint " + ckpt.string() + " was made with " + key + " = " +
+                                     (it == meta.end() ? "(unrecorded)" : it->second) + ", the config has " + value +
+                                     "; resume with the config that made it");
+    }
+  }
+  bool ok = true;
+  RunPosition position;
+  position.batches = ParseNumber(meta, "position.batches", &ok);
+  position.next.epoch = static_cast<uint32_t>(ParseNumber(meta, "position.epoch", &ok));
+  position.next.batch = ParseNumber(meta, "position.batch", &ok);
+  if (!ok) return Status::Corruption(dense_path + ": the position metadata is missing or not a number");
+
+  auto load = [&](const std::string& prefix, const std::vector<models::TensorInfo>& infos, std::span<float> buffer) {
+    for (const auto& info : infos) {
+      const NamedTensor* t = dense->Find(prefix + info.name);
+      if (!t) return Status::Corruption(dense_path + ": tensor " + prefix + info.name + " is missing");
+      if (t->values.size() != info.size) {
+        return Status::Corruption(dense_path + ": tensor " + prefix + info.name + " has " +
+                                  std::to_string(t->values.size()) + " values, the model needs " +
+                                  std::to_string(info.size));
+      }
+      std::copy(t->values.begin(), t->values.end(), buffer.begin() + static_cast<std::ptrdiff_t>(info.offset));
+    }
+    return Status::Ok();
+  };
+  for (auto& trainer : parts->trainers) {
+    if (Status st = load("model.", trainer->model().tensors(), trainer->model().params()); !st.ok()) return st;
+    auto& opt = trainer->dense_optimizer();
+    if (Status st = load("optimizer.", opt.state_tensors(), opt.state()); !st.ok()) return st;
+  }
+  const RunParts* self = parts;
+  for (uint32_t s = 0; s < parts->S(); ++s) {
+    const std::string path = (ckpt / ShardFile(s, parts->S())).string();
+    int64_t batch = 0;
+    auto store = embedding::ShardStore::LoadCheckpoint(
+        path, [self](uint32_t t, uint64_t r, float* out) { self->InitRow(t, r, out); }, &batch);
+    if (!store.ok()) return store.status();
+    if (batch != static_cast<int64_t>(position.batches) || store->shard() != s || store->shards() != parts->S() ||
+        store->format().floats() != parts->row_optimizer->row_floats()) {
+      return Status::Corruption(path + " does not belong to this checkpoint (batch " + std::to_string(batch) +
+                                ", shard " + std::to_string(store->shard()) + " of " +
+                                std::to_string(store->shards()) + ")");
+    }
+    *parts->shards[s] = std::move(store).value();
+  }
+  return position;
+}
+
+}  // namespace actorrec::trainer

@@ -1,0 +1,218 @@
+// Checkpoints (checkpoint.hpp): a run stopped after k batches, saved, and
+// resumed from the checkpoint ends with parameters bitwise equal to the run
+// that never stopped, in every mode and with either driver; a damaged or
+// mismatched checkpoint is refused, naming the file or the config key.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "actors/trainer/lockstep_run.hpp"
+#include "actors/trainer/pipeline_run.hpp"
+#include "configs/config.hpp"
+#include "tests/actors/trainer/test_config.hpp"
+
+namespace actorrec::trainer {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static int counter = 0;
+    path = fs::temp_directory_path() / ("actorrec-resume-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::remove_all(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+template <class Run>
+int StepAll(Run& run, int limit = -1) {
+  StepReport step;
+  int n = 0;
+  while (limit < 0 || n < limit) {
+    auto more = run.Step(&step);
+    INFO(more.status().message());
+    REQUIRE(more.ok());
+    if (!*more) break;
+    ++n;
+  }
+  return n;
+}
+
+uint64_t Straight(const config::Config& cfg) {
+  auto run = LockstepRun::Create(cfg);
+  REQUIRE(run.ok());
+  StepAll(**run);
+  REQUIRE((*run)->Finish().ok());
+  return (*run)->ParameterDigest();
+}
+
+uint64_t LockstepResumed(const config::Config& cfg, int stop, const std::string& dir) {
+  {
+    auto run = LockstepRun::Create(cfg);
+    REQUIRE(run.ok());
+    REQUIRE(StepAll(**run, stop) == stop);
+    Status saved = (*run)->SaveCheckpoint(dir);
+    INFO(saved.ToString());
+    REQUIRE(saved.ok());
+  }
+  auto run = LockstepRun::Resume(cfg, dir);
+  INFO(run.status().ToString());
+  REQUIRE(run.ok());
+  CHECK((*run)->first_batch() == static_cast<uint64_t>(stop));
+  StepAll(**run);
+  REQUIRE((*run)->Finish().ok());
+  return (*run)->ParameterDigest();
+}
+
+uint64_t PipelineResumed(const config::Config& cfg, int stop, const std::string& dir) {
+  {
+    PipelineRun::Options options;
+    options.pause_every = static_cast<uint64_t>(stop);
+    options.stall_seconds = 60;
+    auto run = PipelineRun::Create(cfg, options);
+    REQUIRE(run.ok());
+    REQUIRE(StepAll(**run, stop) == stop);
+    Status saved = (*run)->SaveCheckpoint(dir);
+    INFO(saved.ToString());
+    REQUIRE(saved.ok());
+  }
+  PipelineRun::Options options;
+  options.resume_dir = dir;
+  options.stall_seconds = 60;
+  auto run = PipelineRun::Create(cfg, options);
+  INFO(run.status().ToString());
+  REQUIRE(run.ok());
+  CHECK((*run)->first_batch() == stop);
+  StepAll(**run);
+  REQUIRE((*run)->Finish().ok());
+  auto digest = (*run)->ParameterDigest();
+  REQUIRE(digest.ok());
+  return *digest;
+}
+
+void FlipByte(const fs::path& file, size_t from_end) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(0, std::ios::end);
+  const auto size = static_cast<size_t>(f.tellg());
+  const size_t at = size - 1 - from_end % size;
+  f.seekg(static_cast<std::streamoff>(at));
+  char c = 0;
+  f.read(&c, 1);
+  c = static_cast<char>(c ^ 0x20);
+  f.seekp(static_cast<std::streamoff>(at));
+  f.write(&c, 1);
+}
+
+}  // namespace
+
+TEST_CASE("a resumed run equals the run that never stopped, bitwise", "[trainer][checkpoint]") {
+  for (const char* mode : {"lrpp_delayed", "lrpp", "replicated", "no_cache", "static_hot", "ideal"}) {
+    for (int trainers : {1, 2}) {
+      for (int stop : {1, 4, 9}) {
+        Case c;
+        c.mode = mode;
+        c.trainers = trainers;
+        c.dense = "adam";
+        c.sparse = "adam";
+        const config::Config cfg = config::ParseConfig(ConfigText(c), "resume.toml");
+        CAPTURE(mode, trainers, stop);
+        const uint64_t straight = Straight(cfg);
+        TempDir dir;
+        CHECK(LockstepResumed(cfg, stop, dir.path.string()) == straight);
+        const std::string m = mode;
+        if (m == "lrpp_delayed" || m == "lrpp" || m == "replicated") {
+          TempDir pdir;
+          CHECK(PipelineResumed(cfg, stop, pdir.path.string()) == straight);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a checkpoint at an epoch boundary resumes in the next epoch", "[trainer][checkpoint]") {
+  Case c;
+  c.mode = "lrpp_delayed";
+  c.epochs = 2;
+  c.sparse = "adagrad";
+  const config::Config cfg = config::ParseConfig(ConfigText(c), "resume.toml");
+  const uint64_t straight = Straight(cfg);
+  TempDir dir;
+  CHECK(LockstepResumed(cfg, c.batches, dir.path.string()) == straight);
+  TempDir pdir;
+  CHECK(PipelineResumed(cfg, c.batches, pdir.path.string()) == straight);
+}
+
+TEST_CASE("checkpoints keep the two newest and LATEST names the newest", "[trainer][checkpoint]") {
+  Case c;
+  const config::Config cfg = config::ParseConfig(ConfigText(c), "resume.toml");
+  auto run = LockstepRun::Create(cfg);
+  REQUIRE(run.ok());
+  TempDir dir;
+  for (int i = 0; i < 4; ++i) {
+    StepAll(**run, 1);
+    REQUIRE((*run)->SaveCheckpoint(dir.path.string()).ok());
+  }
+  std::ifstream latest(dir.path / "LATEST");
+  std::string name;
+  std::getline(latest, name);
+  CHECK(name == "batch-4");
+  CHECK(fs::exists(dir.path / "batch-4"));
+  CHECK(fs::exists(dir.path / "batch-3"));
+  CHECK_FALSE(fs::exists(dir.path / "batch-2"));
+}
+
+TEST_CASE("a damaged or mismatched checkpoint is refused, naming the file or key", "[trainer][checkpoint]") {
+  Case c;
+  c.sparse = "adagrad";
+  const config::Config cfg = config::ParseConfig(ConfigText(c), "resume.toml");
+  TempDir dir;
+  {
+    auto run = LockstepRun::Create(cfg);
+    REQUIRE(run.ok());
+    StepAll(**run, 3);
+    REQUIRE((*run)->SaveCheckpoint(dir.path.string()).ok());
+  }
+  const fs::path ckpt = dir.path / "batch-3";
+  SECTION("no checkpoint") {
+    auto run = LockstepRun::Resume(cfg, (dir.path / "nowhere").string());
+    CHECK(run.status().code() == Status::Code::kNotFound);
+    CHECK_THAT(run.status().message(), Catch::Contains("LATEST"));
+  }
+  SECTION("another seed") {
+    Case other = c;
+    other.seed = 8;
+    auto run = LockstepRun::Resume(config::ParseConfig(ConfigText(other), "resume.toml"), dir.path.string());
+    CHECK(run.status().code() == Status::Code::kInvalidArgument);
+    CHECK_THAT(run.status().message(), Catch::Contains("run.seed"));
+  }
+  SECTION("another sparse optimizer") {
+    Case other = c;
+    other.sparse = "sgd";
+    auto run = LockstepRun::Resume(config::ParseConfig(ConfigText(other), "resume.toml"), dir.path.string());
+    CHECK_THAT(run.status().message(), Catch::Contains("optimizer.sparse"));
+  }
+  SECTION("a flipped byte in the dense file") {
+    for (size_t at : {size_t{0}, size_t{100}}) {
+      FlipByte(ckpt / "dense.safetensors", at);
+      auto run = LockstepRun::Resume(cfg, dir.path.string());
+      CHECK_FALSE(run.ok());
+      CHECK_THAT(run.status().message(), Catch::Contains("dense.safetensors"));
+      FlipByte(ckpt / "dense.safetensors", at);
+    }
+  }
+  SECTION("a flipped byte in a shard file") {
+    for (size_t at : {size_t{3}, size_t{200}}) {
+      FlipByte(ckpt / "shard-1-of-2.ckpt", at);
+      auto run = LockstepRun::Resume(cfg, dir.path.string());
+      CHECK_FALSE(run.ok());
+      CHECK_THAT(run.status().message(), Catch::Contains("shard-1-of-2.ckpt"));
+      FlipByte(ckpt / "shard-1-of-2.ckpt", at);
+    }
+  }
+}
+
+}  // namespace actorrec::trainer
