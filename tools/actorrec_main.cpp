@@ -16,6 +16,7 @@
 #include "gpu/device_probe.hpp"
 #include "tools/data_command.hpp"
 #include "tools/plan_command.hpp"
+#include "tools/predict_command.hpp"
 #include "tools/train_command.hpp"
 
 namespace {
@@ -112,6 +113,15 @@ int main(int argc, char** argv) {
   train->add_flag("--lockstep", train_options.lockstep,
                   "run the planned modes (lrpp_delayed, lrpp, replicated) batch by batch from one thread instead of "
                   "the actor pipeline: the reference the pipeline equals bit for bit, without overlap");
+  train->add_option("--checkpoint-dir", train_options.checkpoint_dir,
+                    "save checkpoints here (dense state in safetensors, shards in the checksummed shard format; "
+                    "docs/checkpoint_format.md): at the end, and every --checkpoint-every batches");
+  train->add_option("--checkpoint-every", train_options.checkpoint_every,
+                    "batches between checkpoints (0: only at the end); needs --checkpoint-dir");
+  train->add_option("--resume", train_options.resume_dir,
+                    "continue the run saved in this checkpoint directory (same config: model, optimizers, seed, "
+                    "batch size and shard count must match); the result equals a run that never stopped")
+      ->check(CLI::ExistingDirectory);
 
   std::string member, role;
   int rank = 0;
@@ -128,6 +138,7 @@ int main(int argc, char** argv) {
 
   auto run_data = AddDataCommands(app);
   auto run_plan = AddPlanCommand(app);
+  auto run_predict = AddPredictCommand(app);
 
   struct Pending {
     const char* name;
@@ -159,6 +170,7 @@ int main(int argc, char** argv) {
     return run_data();
   }
   if (app.got_subcommand("plan")) return run_plan();
+  if (app.got_subcommand("predict")) return run_predict();
   for (size_t i = 0; i < pending_apps.size(); ++i) {
     if (pending_apps[i]->parsed()) return NotBuilt(pending[i].name, pending[i].what);
   }

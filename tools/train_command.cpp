@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <numeric>
 #include <ostream>
 #include <sstream>
 
@@ -64,6 +65,8 @@ class Run {
   virtual Status Finish() = 0;
   virtual Result<trainer::EvalReport> Evaluate(uint64_t max_samples) = 0;
   virtual Result<uint64_t> ParameterDigest() = 0;
+  virtual Status SaveCheckpoint(const std::string& dir) = 0;
+  virtual uint64_t first_batch() const = 0;
   virtual const std::string& lookahead_report() const = 0;
   virtual uint32_t trainers() const = 0;
   virtual uint32_t shards() const = 0;
@@ -80,6 +83,8 @@ class RunOf final : public Run {
   Status Finish() override { return run_->Finish(); }
   Result<trainer::EvalReport> Evaluate(uint64_t max_samples) override { return run_->Evaluate(max_samples); }
   Result<uint64_t> ParameterDigest() override { return run_->ParameterDigest(); }
+  Status SaveCheckpoint(const std::string& dir) override { return run_->SaveCheckpoint(dir); }
+  uint64_t first_batch() const override { return static_cast<uint64_t>(run_->first_batch()); }
   const std::string& lookahead_report() const override { return run_->lookahead_report(); }
   uint32_t trainers() const override { return run_->trainers(); }
   uint32_t shards() const override { return run_->shards(); }
@@ -98,14 +103,17 @@ bool HasOracle(config::Mode mode) {
 Result<std::unique_ptr<Run>> CreateRun(const config::Config& cfg, const TrainOptions& options, std::ostream& out) {
   if (HasOracle(cfg.training.mode) && !options.lockstep) {
     trainer::PipelineRun::Options pipeline;
-    pipeline.pause_every = cfg.training.eval_every;
+    // Pauses where evaluation or a checkpoint needs a quiet run.
+    pipeline.pause_every = std::gcd(cfg.training.eval_every, options.checkpoint_every);
+    pipeline.resume_dir = options.resume_dir;
     auto run = trainer::PipelineRun::Create(cfg, pipeline);
     if (!run.ok()) return run.status();
     out << "training with the actor pipeline: oracle, shards, cache partitions, trainers and sync schedulers "
            "exchanging messages, prefetch and delayed sync overlapping compute\n";
     return std::unique_ptr<Run>(std::make_unique<RunOf<trainer::PipelineRun>>(std::move(run).value()));
   }
-  auto run = trainer::LockstepRun::Create(cfg);
+  auto run = options.resume_dir.empty() ? trainer::LockstepRun::Create(cfg)
+                                        : trainer::LockstepRun::Resume(cfg, options.resume_dir);
   if (!run.ok()) return run.status();
   out << "training with the lockstep driver: every role's core in this process, trainers in parallel"
       << (options.lockstep ? " (--lockstep)" : ", as this mode has no oracle") << "\n";
@@ -186,9 +194,21 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   std::signal(SIGINT, OnStopSignal);
   std::signal(SIGTERM, OnStopSignal);
 
-  const uint64_t planned = PlannedBatches(cfg);
+  const uint64_t first = run.first_batch();
+  const uint64_t whole = PlannedBatches(cfg);
+  const uint64_t planned = whole > first ? whole - first : (whole == 0 ? 0 : 1);
+  if (!options.resume_dir.empty()) out << "resumed from " << options.resume_dir << " after batch " << first << "\n";
   const bool tty = isatty(STDERR_FILENO) != 0;
   Totals totals;
+  auto checkpoint = [&](const char* when) -> bool {
+    if (Status st = run.SaveCheckpoint(options.checkpoint_dir); !st.ok()) {
+      err << (tty ? "\n" : "") << "actorrec train: checkpoint failed: " << st.message() << "\n";
+      return false;
+    }
+    out << (tty ? "\r\033[K" : "") << "checkpoint " << when << " after " << first + totals.batches
+        << " batches: " << options.checkpoint_dir << "\n";
+    return true;
+  };
   double window_loss = 0;
   uint64_t window_samples = 0;
   auto last_print = Clock::now();
@@ -201,10 +221,10 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
       err << (tty ? "\n" : "") << "actorrec train: evaluation failed: " << eval.status().message() << "\n";
       return false;
     }
-    out << (tty ? "\r\033[K" : "") << "eval " << when << " after " << totals.batches << " batches: AUC "
+    out << (tty ? "\r\033[K" : "") << "eval " << when << " after " << first + totals.batches << " batches: AUC "
         << std::fixed << std::setprecision(4) << eval->auc << ", log-loss " << eval->log_loss << ", accuracy "
         << eval->accuracy << std::defaultfloat << " (" << eval->samples << " samples)\n";
-    metrics << EvalJson(totals.batches, *eval) << "\n";
+    metrics << EvalJson(first + totals.batches, *eval) << "\n";
     return true;
   };
 
@@ -254,6 +274,13 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
         break;
       }
     }
+    if (!options.checkpoint_dir.empty() && options.checkpoint_every != 0 &&
+        totals.batches % options.checkpoint_every == 0 && !last) {
+      if (!checkpoint("periodic")) {
+        code = kExitFailure;
+        break;
+      }
+    }
   }
   if (tty) err << "\n";
   const bool interrupted = g_stop_signal != 0;
@@ -268,6 +295,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
     } else if (cfg.dataset.source == "generated" ? cfg.dataset.eval_samples > 0 : !cfg.dataset.eval_path.empty()) {
       if (!evaluate("final")) code = kExitFailure;
     }
+    if (code == kExitOk && !options.checkpoint_dir.empty() && !checkpoint("final")) code = kExitFailure;
   }
 
   const double train_s = std::chrono::duration<double>(Clock::now() - train_start).count();

@@ -2,7 +2,9 @@
 // line, periodic and final evaluation, a metrics file and a summary.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
+#include <string>
 
 #include "configs/config.hpp"
 
@@ -12,6 +14,12 @@ struct TrainOptions {
   // Run the planned modes in the lockstep driver (one thread moves the data
   // between the roles' cores) instead of the actor pipeline.
   bool lockstep = false;
+  // Where checkpoints go (actors/trainer/checkpoint.hpp); empty: none. One
+  // every `checkpoint_every` batches (0: only at the end) and one at the end.
+  std::string checkpoint_dir;
+  uint64_t checkpoint_every = 0;
+  // A checkpoint directory to continue from; empty: a fresh run.
+  std::string resume_dir;
 };
 
 // Trains `cfg`; returns the process exit code (actors/common/exit_codes.hpp).

@@ -73,7 +73,8 @@ BatchSequence::SourceFactory RunParts::TrainSource() const {
 }
 
 Result<EvalReport> RunParts::Evaluate(uint64_t max_samples,
-                                      const std::function<Status(uint32_t, data::RowId, float*)>& latest) {
+                                      const std::function<Status(uint32_t, data::RowId, float*)>& latest,
+                                      const ScoreSink& scores) {
   auto reader = OpenDatasetSplit(cfg, Split::kEval);
   if (!reader.ok()) return reader.status();
   const uint32_t floats = row_optimizer->row_floats();
@@ -118,6 +119,9 @@ Result<EvalReport> RunParts::Evaluate(uint64_t max_samples,
     view.labels = block.labels.data();
     scorer.model().Predict(view, pooled.data(), logits.data());
     metrics.Add(logits, block.labels);
+    if (scores) {
+      if (Status st = scores(block, logits); !st.ok()) return st;
+    }
     seen += n;
   }
   EvalReport report;

@@ -49,8 +49,12 @@ struct RunParts {
 
   // Scores the eval split (at most max_samples; 0 = all) with trainer 0's
   // dense replica; row (t, r)'s latest value comes from latest(t, r, out).
+  // scores, when given, sees each block of samples with its logits (for
+  // `actorrec predict`); a non-ok Status from it stops the evaluation.
+  using ScoreSink = std::function<Status(const data::SampleBlock& block, const std::vector<float>& logits)>;
   Result<EvalReport> Evaluate(uint64_t max_samples,
-                              const std::function<Status(uint32_t t, data::RowId r, float* out)>& latest);
+                              const std::function<Status(uint32_t t, data::RowId r, float* out)>& latest,
+                              const ScoreSink& scores = nullptr);
 
   // Dense parameters (every replica must equal trainer 0's: checked) and
   // every shard's rows, hashed: equal digests mean bitwise equal parameters.

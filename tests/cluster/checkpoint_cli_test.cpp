@@ -1,0 +1,116 @@
+// Checkpoints from the command line: train with --checkpoint-dir, resume
+// from a mid-run checkpoint with --resume to the same parameters, and score
+// with predict.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "tests/cluster/child_process.hpp"
+
+using namespace actorrec::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Run {
+  int code;
+  std::string output;
+};
+
+Run Actorrec(const TempDir& dir, std::vector<std::string> args, const std::string& log) {
+  args.insert(args.begin(), ActorrecBinary());
+  ChildProcess p(args, dir.File(log));
+  auto code = p.WaitExit(120s);
+  return {code.value_or(-1), p.Log()};
+}
+
+constexpr const char* kConfig = R"([run]
+name = "ck"
+seed = 5
+[model]
+kind = "deepfm"
+embedding_dim = 8
+deep_mlp = [16, 1]
+[optimizer]
+dense = "adam"
+dense_lr = 0.001
+sparse = "adam"
+sparse_lr = 0.01
+[dataset]
+source = "generated"
+preset = "custom"
+table_rows = [100, 1000, 5000]
+dense_features = 4
+samples = 20480
+eval_samples = 2048
+[training]
+mode = "lrpp_delayed"
+batch_size = 512
+epochs = 1
+eval_every = 10
+[cluster]
+secret = "checkpoint-cli-test-secret"
+[[cluster.member]]
+name = "l"
+address = "127.0.0.1"
+roles = ["all"]
+trainers = 2
+embedding_shards = 2
+)";
+
+std::string Digest(const TempDir& dir) {
+  std::ifstream metrics(dir.File("runs/ck/metrics.jsonl"));
+  std::string line, last;
+  while (std::getline(metrics, line)) last = line;
+  std::smatch m;
+  REQUIRE(std::regex_search(last, m, std::regex("\"parameter_digest\":\"([0-9a-f]+)\"")));
+  return m[1];
+}
+
+}  // namespace
+
+TEST_CASE("train --resume from a mid-run checkpoint ends where the whole run ends; predict scores", "[cli]") {
+  TempDir dir;
+  std::ofstream(dir.File("ck.toml")) << kConfig;
+  auto whole = Actorrec(dir, {"train", "-c", "ck.toml", "--checkpoint-dir", "ck", "--checkpoint-every", "15"},
+                        "whole.log");
+  INFO(whole.output);
+  REQUIRE(whole.code == 0);
+  REQUIRE_THAT(whole.output, Catch::Contains("checkpoint periodic after 30 batches: ck"));
+  REQUIRE_THAT(whole.output, Catch::Contains("checkpoint final after 40 batches: ck"));
+  const std::string digest = Digest(dir);
+
+  // Back to the checkpoint after batch 30, as if the run had died there.
+  std::ofstream(dir.File("ck/LATEST"), std::ios::trunc) << "batch-30\n";
+  auto resumed = Actorrec(dir, {"train", "-c", "ck.toml", "--resume", "ck"}, "resumed.log");
+  INFO(resumed.output);
+  REQUIRE(resumed.code == 0);
+  REQUIRE_THAT(resumed.output, Catch::Contains("resumed from ck after batch 30"));
+  REQUIRE_THAT(resumed.output, Catch::Contains("summary: 10 batches"));
+  CHECK(Digest(dir) == digest);
+
+  auto predict = Actorrec(dir, {"predict", "-c", "ck.toml", "--checkpoint", "ck", "--out", "p.csv"}, "predict.log");
+  INFO(predict.output);
+  REQUIRE(predict.code == 0);
+  REQUIRE_THAT(predict.output, Catch::Contains("scored 2048 samples with the checkpoint after batch 30"));
+  std::ifstream csv(dir.File("p.csv"));
+  std::string header, first;
+  REQUIRE(std::getline(csv, header));
+  CHECK(header == "label,probability");
+  REQUIRE(std::getline(csv, first));
+  CHECK(std::regex_match(first, std::regex("[01],0\\.[0-9]+")));
+}
+
+TEST_CASE("resume refuses a checkpoint made with another config, naming the key", "[cli]") {
+  TempDir dir;
+  std::ofstream(dir.File("ck.toml")) << kConfig;
+  REQUIRE(Actorrec(dir, {"train", "-c", "ck.toml", "--checkpoint-dir", "ck"}, "a.log").code == 0);
+  std::string other = kConfig;
+  other.replace(other.find("seed = 5"), 8, "seed = 6");
+  std::ofstream(dir.File("other.toml")) << other;
+  auto r = Actorrec(dir, {"train", "-c", "other.toml", "--resume", "ck"}, "b.log");
+  CHECK(r.code != 0);
+  CHECK_THAT(r.output, Catch::Contains("run.seed"));
+}
