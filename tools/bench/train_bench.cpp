@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "actors/trainer/lockstep_run.hpp"
+#include "actors/trainer/pipeline_run.hpp"
 #include "configs/config.hpp"
 #include "gpu/cpu_backend.hpp"
 #include "models/model.hpp"
@@ -86,9 +87,10 @@ struct ModeResult {
   trainer::StepReport mean;
 };
 
+template <class Run>
 ModeResult RunMode(const std::string& mode, int batches, double row_scale, int trainers) {
   const config::Config cfg = config::ParseConfig(ConfigText(mode, batches, row_scale, trainers), "train_bench");
-  auto run = trainer::LockstepRun::Create(cfg);
+  auto run = Run::Create(cfg);
   if (!run.ok()) {
     std::fprintf(stderr, "%s: %s\n", mode.c_str(), run.status().message().c_str());
     std::exit(1);
@@ -147,18 +149,28 @@ int main(int argc, char** argv) {
               trainers, trainers, row_scale);
   std::printf("sgemm on the model's shapes: %.1f GFLOP/s over %d thread(s); %.2f MFLOP per sample -> roofline %.0f samples/s\n\n",
               gflops, trainers, flops / 1e6, roofline);
-  std::printf("%-13s %11s %9s %9s %9s %9s %9s %9s %9s %9s\n", "mode", "samples/s", "/roofline", "fetch ms",
+  std::printf("%-22s %11s %9s %9s %9s %9s %9s %9s %9s %9s\n", "mode (driver)", "samples/s", "/roofline", "fetch ms",
               "fwd+bwd", "dense", "sparse", "wb ms", "fetched", "written");
+  std::printf("(lockstep: phases one after another; actors: fetch = waiting for rows, dense = dense + critical sync,\n"
+              " sparse and write-back in the background)\n");
   double ideal_rate = 0;
-  for (const char* mode : {"ideal", "lrpp_delayed", "no_cache"}) {
-    ModeResult r = RunMode(mode, batches, row_scale, trainers);
+  struct Row {
+    const char* mode;
+    bool actors;
+  };
+  for (const Row row : {Row{"ideal", false}, Row{"lrpp_delayed", false}, Row{"lrpp_delayed", true},
+                        Row{"replicated", true}, Row{"no_cache", false}}) {
+    const char* mode = row.mode;
+    ModeResult r = row.actors ? RunMode<trainer::PipelineRun>(mode, batches, row_scale, trainers)
+                              : RunMode<trainer::LockstepRun>(mode, batches, row_scale, trainers);
     if (std::string(mode) == "ideal") ideal_rate = r.samples_per_s;
-    std::printf("%-13s %11.0f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9llu %9llu\n", mode, r.samples_per_s,
+    const std::string name = std::string(mode) + (row.actors ? " (actors)" : " (lockstep)");
+    std::printf("%-22s %11.0f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9llu %9llu\n", name.c_str(), r.samples_per_s,
                 r.samples_per_s / roofline, r.mean.fetch_s * 1e3, r.mean.compute_s * 1e3, r.mean.dense_sync_s * 1e3,
                 r.mean.sparse_sync_s * 1e3, r.mean.write_back_s * 1e3,
                 static_cast<unsigned long long>(r.mean.fetched_rows),
                 static_cast<unsigned long long>(r.mean.written_rows));
-    if (std::string(mode) != "ideal") std::printf("%13s time per sample vs ideal: %.2fx\n", "", ideal_rate / r.samples_per_s);
+    if (std::string(mode) != "ideal") std::printf("%22s time per sample vs ideal: %.2fx\n", "", ideal_rate / r.samples_per_s);
   }
   return 0;
 }
