@@ -21,6 +21,19 @@
 namespace actorrec {
 namespace {
 
+// "12.3 MB": decimal units, as data convert reports its sizes.
+std::string Bytes(double bytes) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
+  size_t u = 0;
+  while (bytes >= 1000 && u + 1 < std::size(units)) {
+    bytes /= 1000;
+    ++u;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+  return text;
+}
+
 using Clock = std::chrono::steady_clock;
 
 std::atomic<int> g_stop_signal{0};
@@ -72,6 +85,7 @@ class Run {
   virtual uint32_t shards() const = 0;
   virtual const data::DatasetSchema& schema() const = 0;
   virtual uint64_t row_bytes() const = 0;
+  virtual Result<std::vector<trainer::ShardUsage>> ShardUsages() = 0;
   virtual bool pipelined() const = 0;
 };
 
@@ -90,6 +104,7 @@ class RunOf final : public Run {
   uint32_t shards() const override { return run_->shards(); }
   const data::DatasetSchema& schema() const override { return run_->schema(); }
   uint64_t row_bytes() const override { return run_->row_bytes(); }
+  Result<std::vector<trainer::ShardUsage>> ShardUsages() override { return run_->ShardUsages(); }
   bool pipelined() const override { return std::is_same_v<R, trainer::PipelineRun>; }
 
  private:
@@ -312,7 +327,21 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
       << std::setprecision(0) << totals.fetched / b << " fetched, " << totals.written / b << " written back, "
       << totals.critical / b << " critical sync, " << totals.delayed / b << " delayed sync, "
       << totals.private_rows / b << " private (" << run.row_bytes() << " bytes a row)\n"
-      << "  metrics: " << metrics_path << "\n" << std::defaultfloat;
+      << "  bytes per batch: " << Bytes(totals.fetched * run.row_bytes() / b) << " fetched, "
+      << Bytes(totals.written * run.row_bytes() / b) << " written back, "
+      << Bytes((totals.critical + totals.delayed) * run.row_bytes() / b) << " synced (sparse rows)\n";
+  uint64_t shard_rows = 0, shard_bytes = 0;
+  if (auto usage = run.ShardUsages(); usage.ok()) {
+    for (const trainer::ShardUsage& u : *usage) {
+      shard_rows += u.rows;
+      shard_bytes += u.bytes;
+    }
+    out << "  embedding shards: " << shard_rows << " rows resident in " << usage->size() << " shard(s), "
+        << Bytes(static_cast<double>(shard_bytes)) << " (rows are created when training first touches them)\n";
+  } else {
+    err << "actorrec train: " << usage.status().message() << "\n";
+  }
+  out << "  metrics: " << metrics_path << "\n" << std::defaultfloat;
   uint64_t digest = 0;
   if (code == kExitOk && !interrupted) {
     auto d = run.ParameterDigest();
@@ -320,6 +349,10 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   }
   metrics << "{\"event\":\"summary\",\"batches\":" << totals.batches << ",\"samples\":" << totals.samples
           << ",\"seconds\":" << train_s << ",\"samples_per_s\":" << totals.samples / std::max(train_s, 1e-9)
+          << ",\"shard_rows\":" << shard_rows << ",\"shard_bytes\":" << shard_bytes
+          << ",\"fetched_bytes_per_batch\":" << totals.fetched * run.row_bytes() / b
+          << ",\"written_bytes_per_batch\":" << totals.written * run.row_bytes() / b
+          << ",\"synced_bytes_per_batch\":" << (totals.critical + totals.delayed) * run.row_bytes() / b
           << ",\"parameter_digest\":\"" << std::hex << digest << std::dec << "\"}\n";
   spdlog::info("train finished in {:.1f} s", std::chrono::duration<double>(Clock::now() - started).count());
   return interrupted ? 128 + g_stop_signal.load() : code;

@@ -52,6 +52,9 @@ using settled_atom = caf::atom_constant<caf::atom("arsettled")>;
 using hold_atom = caf::atom_constant<caf::atom("arhold")>;
 // driver -> shard: (digest_atom) answered with the ShardStore digest.
 using digest_atom = caf::atom_constant<caf::atom("ardigest")>;
+// driver -> shard: (usage_atom) answered with (uint64_t resident rows,
+// uint64_t bytes): what the shard holds, asked of the actor that owns it.
+using usage_atom = caf::atom_constant<caf::atom("arusage")>;
 
 }  // namespace actorrec
 

@@ -103,6 +103,10 @@ caf::behavior Shard(Self self, ShardActorArgs args) {
         ServeAllowed(self);
       },
       [=](digest_atom) { return self->state.args.store->Digest(); },
+      [=](usage_atom) -> caf::result<uint64_t, uint64_t> {
+        const ShardStore& store = *self->state.args.store;
+        return {uint64_t{store.resident_rows()}, uint64_t{store.memory_bytes()}};
+      },
       [=](stop_atom) { self->quit(); },
   };
 }

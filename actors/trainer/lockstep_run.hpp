@@ -73,6 +73,7 @@ class LockstepRun {
   // Dense parameters (all replicas must be equal: checked) and every shard's
   // rows, hashed: equal digests mean bitwise equal parameters.
   uint64_t ParameterDigest() const;
+  Result<std::vector<ShardUsage>> ShardUsages() const { return parts_->ShardUsages(); }
   // The dense parameters of trainer w, and the shards (for tests and checkpoints).
   std::span<const float> dense_params(uint32_t w) const;
   const embedding::ShardStore& shard(uint32_t s) const { return *parts_->shards[s]; }

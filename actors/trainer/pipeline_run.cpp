@@ -127,6 +127,7 @@ Result<std::unique_ptr<PipelineRun>> PipelineRun::Create(const config::Config& c
   caf::actor sampler_actor = SpawnSampler(sys, std::move(sampler));
   (*run->driver_)->send(run->oracle_, trainers, sampler_actor);
 
+  run->shard_actors_ = shards;
   for (auto* group : {&shards, &partitions, &schedulers, &trainers}) {
     run->actors_.insert(run->actors_.end(), group->begin(), group->end());
   }
@@ -303,6 +304,21 @@ Result<uint64_t> PipelineRun::ParameterDigest() {
   if (Status st = CheckQuiet("ParameterDigest()"); !st.ok()) return st;
   if (!finished_) return Status::InvalidArgument("ParameterDigest() covers the shards only after Finish()");
   return parts_->ParameterDigest();
+}
+
+Result<std::vector<ShardUsage>> PipelineRun::ShardUsages() {
+  std::vector<ShardUsage> usage;
+  for (size_t s = 0; s < shard_actors_.size(); ++s) {
+    std::string failed;
+    (*driver_)
+        ->request(shard_actors_[s], std::chrono::seconds(30), usage_atom::value)
+        .receive([&](uint64_t rows, uint64_t bytes) { usage.push_back({rows, bytes}); },
+                 [&](caf::error& e) { failed = system_->render(e); });
+    if (!failed.empty()) {
+      return Status::Unavailable("embedding_shard[" + std::to_string(s) + "] did not report its memory: " + failed);
+    }
+  }
+  return usage;
 }
 
 }  // namespace actorrec::trainer

@@ -69,6 +69,10 @@ class PipelineRun {
   // their shards and saves the run's state after the last batch Step()
   // returned (checkpoint.hpp).
   Status SaveCheckpoint(const std::string& dir);
+  // Asks each embedding shard actor what it holds (at any time: the
+  // answer is the shard's own count when the message reaches it).
+  // Unavailable naming the shard that does not answer.
+  Result<std::vector<ShardUsage>> ShardUsages();
   // Global batches before this run's first (a resumed run's position).
   int64_t first_batch() const { return first_batch_; }
 
@@ -99,6 +103,7 @@ class PipelineRun {
   std::unique_ptr<caf::scoped_actor> driver_;
   std::vector<caf::actor> actors_;  // everything spawned, stopped in the destructor
   caf::actor oracle_;
+  std::vector<caf::actor> shard_actors_;
   std::vector<CachedRows> cached_;  // per trainer
 
   int64_t first_batch_ = 0;

@@ -144,4 +144,10 @@ uint64_t RunParts::ParameterDigest() const {
   return digest;
 }
 
+std::vector<ShardUsage> RunParts::ShardUsages() const {
+  std::vector<ShardUsage> usage;
+  for (const auto& shard : shards) usage.push_back({shard->resident_rows(), shard->memory_bytes()});
+  return usage;
+}
+
 }  // namespace actorrec::trainer

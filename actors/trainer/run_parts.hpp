@@ -25,6 +25,13 @@ struct EvalReport {
   double auc = 0.5, log_loss = 0.0, accuracy = 0.0;
 };
 
+// What one embedding shard holds: rows created so far (lazily, as training
+// touches them) and the bytes its arena and indexes take.
+struct ShardUsage {
+  uint64_t rows = 0;
+  uint64_t bytes = 0;
+};
+
 struct RunParts {
   config::Config cfg;
   data::DatasetSchema schema;
@@ -59,6 +66,8 @@ struct RunParts {
   // Dense parameters (every replica must equal trainer 0's: checked) and
   // every shard's rows, hashed: equal digests mean bitwise equal parameters.
   uint64_t ParameterDigest() const;
+  // Per shard, read from the stores directly (the caller owns the quiet run).
+  std::vector<ShardUsage> ShardUsages() const;
 
  private:
   RunParts() = default;

@@ -49,6 +49,9 @@ TEST_CASE("train on the embedded default starts every role, trains, learns and e
     REQUIRE_THAT(r.output, Catch::Contains(actor));
   }
   REQUIRE_THAT(r.output, Catch::Contains("summary: 512 batches, 1048576 samples"));
+  REQUIRE_THAT(r.output, Catch::Contains("  bytes per batch: "));
+  // The shard actors' own report of what they hold.
+  REQUIRE_THAT(r.output, Catch::Matches("(.|\\n)*embedding shards: [1-9][0-9]* rows resident in 2 shard\\(s\\)(.|\\n)*"));
   // It learns: the held-out AUC of the generated data's hidden model is far
   // above chance after one epoch (0.776 when this test was written).
   REQUIRE_THAT(r.output, Catch::Matches("(.|\\n)*eval final after 512 batches: AUC 0\\.(7[5-9]|8)(.|\\n)*"));
@@ -56,6 +59,10 @@ TEST_CASE("train on the embedded default starts every role, trains, learns and e
   std::string first;
   REQUIRE(std::getline(metrics, first));
   REQUIRE_THAT(first, Catch::StartsWith("{\"event\":\"batch\",\"epoch\":0,\"batch\":0,"));
+  std::string line, last;
+  while (std::getline(metrics, line)) last = line;
+  REQUIRE_THAT(last, Catch::StartsWith("{\"event\":\"summary\","));
+  REQUIRE_THAT(last, Catch::Contains("\"shard_bytes\":"));
 }
 
 TEST_CASE("a subcommand that is not built yet says so and exits 6", "[cli]") {

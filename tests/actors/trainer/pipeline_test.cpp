@@ -97,6 +97,7 @@ TEST_CASE("the pipeline pauses for evaluation and scores like the lockstep run",
   PipelineRun::Options options;
   options.pause_every = 3;
   auto pipeline = PipelineRun::Create(cfg, options);
+  INFO(pipeline.status().message());
   REQUIRE(pipeline.ok());
   StepReport a, b;
   for (int batch = 1; batch <= 9; ++batch) {
@@ -144,6 +145,49 @@ TEST_CASE("modes without an oracle are refused by the pipeline", "[trainer][pipe
   auto run = PipelineRun::Create(config::ParseConfig(ConfigText(c), "pipeline.toml"));
   CHECK(run.status().code() == Status::Code::kInvalidArgument);
   CHECK_THAT(run.status().message(), Catch::Contains("training.mode"));
+}
+
+}  // namespace actorrec::trainer
+
+namespace actorrec::trainer {
+
+TEST_CASE("the shard actors report the rows and bytes their stores hold", "[trainer][pipeline]") {
+  Case c;
+  c.mode = "lrpp_delayed";
+  c.trainers = 2;
+  const config::Config cfg = config::ParseConfig(ConfigText(c), "pipeline.toml");
+  auto lockstep = LockstepRun::Create(cfg);
+  REQUIRE(lockstep.ok());
+  PipelineRun::Options options;
+  options.stall_seconds = 60;
+  auto pipeline = PipelineRun::Create(cfg, options);
+  INFO(pipeline.status().message());
+  REQUIRE(pipeline.ok());
+  // The actors answer while the run is busy (prefetch has started already).
+  auto busy = (*pipeline)->ShardUsages();
+  REQUIRE(busy.ok());
+  REQUIRE(busy->size() == (*pipeline)->shards());
+  StepReport step;
+  while (*(*lockstep)->Step(&step)) {
+  }
+  while (true) {
+    auto more = (*pipeline)->Step(&step);
+    REQUIRE(more.ok());
+    if (!*more) break;
+  }
+  REQUIRE((*lockstep)->Finish().ok());
+  REQUIRE((*pipeline)->Finish().ok());
+  auto got = (*pipeline)->ShardUsages();
+  auto want = (*lockstep)->ShardUsages();
+  REQUIRE(got.ok());
+  REQUIRE(want.ok());
+  REQUIRE(got->size() == want->size());
+  for (size_t s = 0; s < got->size(); ++s) {
+    CAPTURE(s);
+    CHECK((*got)[s].rows > 0);
+    CHECK((*got)[s].rows == (*want)[s].rows);  // the same rows touched, whichever driver
+    CHECK((*got)[s].bytes >= (*got)[s].rows * (*pipeline)->row_bytes());
+  }
 }
 
 }  // namespace actorrec::trainer
