@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -86,6 +87,8 @@ class Run {
   virtual const data::DatasetSchema& schema() const = 0;
   virtual uint64_t row_bytes() const = 0;
   virtual Result<std::vector<trainer::ShardUsage>> ShardUsages() = 0;
+  // The oracle actor's statistics of its plans; NotSupported without one.
+  virtual Result<trainer::PipelineRun::PlanReport> OracleStats() = 0;
   virtual bool pipelined() const = 0;
 };
 
@@ -105,6 +108,13 @@ class RunOf final : public Run {
   const data::DatasetSchema& schema() const override { return run_->schema(); }
   uint64_t row_bytes() const override { return run_->row_bytes(); }
   Result<std::vector<trainer::ShardUsage>> ShardUsages() override { return run_->ShardUsages(); }
+  Result<trainer::PipelineRun::PlanReport> OracleStats() override {
+    if constexpr (std::is_same_v<R, trainer::PipelineRun>) {
+      return run_->OracleStats();
+    } else {
+      return Status::NotSupported("the lockstep driver runs no oracle actor");
+    }
+  }
   bool pipelined() const override { return std::is_same_v<R, trainer::PipelineRun>; }
 
  private:
@@ -175,7 +185,9 @@ std::string PhaseLine(const Totals& t, double per_batch_ms, bool pipelined) {
 std::string EvalJson(uint64_t batches, const trainer::EvalReport& e) {
   std::ostringstream j;
   j << std::setprecision(9) << "{\"event\":\"eval\",\"batches\":" << batches << ",\"samples\":" << e.samples
-    << ",\"auc\":" << e.auc << ",\"log_loss\":" << e.log_loss << ",\"accuracy\":" << e.accuracy << "}";
+    << ",\"auc\":" << e.auc << ",\"log_loss\":" << e.log_loss << ",\"accuracy\":" << e.accuracy;
+  if (!std::isnan(e.bayes_auc)) j << ",\"bayes_auc\":" << e.bayes_auc;
+  j << "}";
   return j.str();
 }
 
@@ -238,7 +250,14 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
     }
     out << (tty ? "\r\033[K" : "") << "eval " << when << " after " << first + totals.batches << " batches: AUC "
         << std::fixed << std::setprecision(4) << eval->auc << ", log-loss " << eval->log_loss << ", accuracy "
-        << eval->accuracy << std::defaultfloat << " (" << eval->samples << " samples)\n";
+        << eval->accuracy << std::defaultfloat << " (" << eval->samples << " samples)";
+    if (!std::isnan(eval->bayes_auc)) {
+      // How far from the best possible on these samples: the generator knows
+      // every sample's true click probability.
+      out << std::fixed << std::setprecision(4) << "; Bayes-optimal AUC " << eval->bayes_auc << ", gap "
+          << eval->bayes_auc - eval->auc << std::defaultfloat;
+    }
+    out << "\n";
     metrics << EvalJson(first + totals.batches, *eval) << "\n";
     return true;
   };
@@ -341,12 +360,22 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   } else {
     err << "actorrec train: " << usage.status().message() << "\n";
   }
+  std::string oracle_json;
+  if (run.pipelined()) {
+    if (auto stats = run.OracleStats(); stats.ok()) {
+      out << "  oracle: " << stats->summary << "\n";
+      oracle_json = stats->json;
+    } else {
+      err << "actorrec train: " << stats.status().message() << "\n";
+    }
+  }
   out << "  metrics: " << metrics_path << "\n" << std::defaultfloat;
   uint64_t digest = 0;
   if (code == kExitOk && !interrupted) {
     auto d = run.ParameterDigest();
     if (d.ok()) digest = *d;
   }
+  if (!oracle_json.empty()) metrics << "{\"event\":\"oracle\",\"stats\":" << oracle_json << "}\n";
   metrics << "{\"event\":\"summary\",\"batches\":" << totals.batches << ",\"samples\":" << totals.samples
           << ",\"seconds\":" << train_s << ",\"samples_per_s\":" << totals.samples / std::max(train_s, 1e-9)
           << ",\"shard_rows\":" << shard_rows << ",\"shard_bytes\":" << shard_bytes

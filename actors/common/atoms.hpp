@@ -55,6 +55,9 @@ using digest_atom = caf::atom_constant<caf::atom("ardigest")>;
 // driver -> shard: (usage_atom) answered with (uint64_t resident rows,
 // uint64_t bytes): what the shard holds, asked of the actor that owns it.
 using usage_atom = caf::atom_constant<caf::atom("arusage")>;
+// driver -> oracle: (stats_atom) answered with (std::string summary,
+// std::string json): the PlanStats of every batch planned so far.
+using stats_atom = caf::atom_constant<caf::atom("arstats")>;
 
 }  // namespace actorrec
 

@@ -8,6 +8,7 @@
 #include "actors/common/atoms.hpp"
 #include "actors/common/unexpected.hpp"
 #include "actors/oracle/batch_rows.hpp"
+#include "actors/oracle/plan_stats.hpp"
 #include "actors/oracle/planner.hpp"
 #include "messages/batch_codec.hpp"
 #include "messages/plan_codec.hpp"
@@ -29,6 +30,7 @@ struct OracleState {
   bool reported = false;            // the lookahead report went to the driver
   bool failed = false;
   BatchPlan plan;                   // reused
+  PlanStats stats;                  // of every plan sent
 };
 
 using Self = caf::stateful_actor<OracleState>*;
@@ -70,6 +72,7 @@ void Pump(Self self) {
     const int64_t b = static_cast<int64_t>(st.planner->next_batch());
     if (b > st.args.hold || b >= slowest + st.args.plans_ahead) break;
     if (Status s = st.planner->PlanNext(&st.plan); !s.ok()) return Fail(self, "training.cache_rows: " + s.message());
+    st.stats.Add(st.plan);
     if (!st.reported) {
       st.reported = true;
       self->send(st.args.driver, report_atom::value, st.planner->lookahead_report());
@@ -114,6 +117,7 @@ caf::behavior Oracle(Self self, OracleActorArgs args) {
   st.args = std::move(args);
   st.planner = std::make_unique<Planner>(st.args.options);
   st.builder = std::make_unique<BatchRowsBuilder>(st.args.options.table_rows);
+  st.stats = PlanStats(st.args.row_bytes);
   st.settled.assign(st.args.options.trainers, static_cast<int64_t>(st.args.options.first_batch));
   self->set_default_handler(ReportUnexpected);
   return {
@@ -138,6 +142,7 @@ caf::behavior Oracle(Self self, OracleActorArgs args) {
         self->state.args.hold = last;
         Pump(self);
       },
+      [=](stats_atom) { return caf::make_message(self->state.stats.Summary(), self->state.stats.ToJson()); },
       [=](stop_atom) { self->quit(); },
   };
 }

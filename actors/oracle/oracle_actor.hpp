@@ -9,6 +9,8 @@
 //   (end_atom, sent[, error])      sampler -> oracle    end of the data (or its failure)
 //   (settled_atom, trainer, b)     trainer -> oracle    b is settled there: plans may run further
 //   (hold_atom, last)              driver -> oracle     plan no batch after `last` for now
+//   (stats_atom)                   driver -> oracle     answered with (summary, json): PlanStats
+//                                                       of every batch planned so far
 // Out:
 //   (Frame<TrainerPlan>, Frame<Batch> slice, uint64_t batch_samples) -> trainer[w]
 //   Frame<TrainerPlan>                                               -> partition[w]
@@ -34,6 +36,7 @@ struct OracleActorArgs {
   std::vector<caf::actor> partitions;  // one per trainer
   caf::actor driver;
   uint32_t plans_ahead = 4;
+  uint64_t row_bytes = 0;  // bytes of one row's state, for the stats' byte figures
   int64_t hold = INT64_MAX;
 };
 

@@ -99,6 +99,7 @@ Result<std::unique_ptr<PipelineRun>> PipelineRun::Create(const config::Config& c
   oracle_args.partitions = partitions;
   oracle_args.driver = driver;
   oracle_args.plans_ahead = options.plans_ahead;
+  oracle_args.row_bytes = uint64_t{p.row_optimizer->row_floats()} * sizeof(float);
   oracle_args.hold = run->hold_;
   run->oracle_ = oracle::SpawnOracleActor(sys, std::move(oracle_args));
   for (uint32_t w = 0; w < W; ++w) {
@@ -319,6 +320,21 @@ Result<std::vector<ShardUsage>> PipelineRun::ShardUsages() {
     }
   }
   return usage;
+}
+
+Result<PipelineRun::PlanReport> PipelineRun::OracleStats() {
+  PlanReport report;
+  std::string failed;
+  (*driver_)
+      ->request(oracle_, std::chrono::seconds(30), stats_atom::value)
+      .receive(
+          [&](std::string& summary, std::string& json) {
+            report.summary = std::move(summary);
+            report.json = std::move(json);
+          },
+          [&](caf::error& e) { failed = system_->render(e); });
+  if (!failed.empty()) return Status::Unavailable("the oracle did not report its plan statistics: " + failed);
+  return report;
 }
 
 }  // namespace actorrec::trainer

@@ -73,6 +73,13 @@ class PipelineRun {
   // answer is the shard's own count when the message reaches it).
   // Unavailable naming the shard that does not answer.
   Result<std::vector<ShardUsage>> ShardUsages();
+  // The oracle's statistics of the plans it has sent so far (PlanStats:
+  // occupancy, unique rows, cache share, prefetch, private / critical /
+  // delayed rows and bytes): a one-line summary and its JSON object.
+  struct PlanReport {
+    std::string summary, json;
+  };
+  Result<PlanReport> OracleStats();
   // Global batches before this run's first (a resumed run's position).
   int64_t first_batch() const { return first_batch_; }
 

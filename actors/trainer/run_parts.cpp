@@ -4,6 +4,7 @@
 
 #include "actors/oracle/batch_rows.hpp"
 #include "actors/sampler/dataset_source.hpp"
+#include "data/gen/synthetic_generator.hpp"
 #include "base/digest.hpp"
 #include "gpu/cpu_backend.hpp"
 #include "models/init.hpp"
@@ -129,6 +130,9 @@ Result<EvalReport> RunParts::Evaluate(uint64_t max_samples,
   report.auc = metrics.auc();
   report.log_loss = metrics.log_loss();
   report.accuracy = metrics.accuracy();
+  if (const auto* gen = dynamic_cast<const data::gen::SyntheticGenerator*>(reader->get())) {
+    report.bayes_auc = gen->BayesAuc();
+  }
   return report;
 }
 

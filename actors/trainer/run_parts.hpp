@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -23,6 +24,10 @@ namespace actorrec::trainer {
 struct EvalReport {
   uint64_t samples = 0;
   double auc = 0.5, log_loss = 0.0, accuracy = 0.0;
+  // Generated eval data only: the AUC of the generator's true click
+  // probabilities on the same samples, the best any model can reach; NaN
+  // for read data.
+  double bayes_auc = std::numeric_limits<double>::quiet_NaN();
 };
 
 // What one embedding shard holds: rows created so far (lazily, as training

@@ -5,6 +5,24 @@
 #include <cmath>
 
 namespace actorrec::data::gen {
+namespace {
+
+// P(ByteSum(x) = level) for a uniform 32-bit x: four 8-bit uniforms
+// convolved, exactly (the counts fit a double's mantissa).
+std::vector<double> ByteSumMass() {
+  std::vector<double> mass(1, 1.0);
+  for (int byte = 0; byte < 4; ++byte) {
+    std::vector<double> next(mass.size() + 255, 0.0);
+    for (size_t s = 0; s < mass.size(); ++s) {
+      for (size_t b = 0; b < 256; ++b) next[s + b] += mass[s];
+    }
+    mass = std::move(next);
+  }
+  for (double& m : mass) m *= 0x1.0p-32;
+  return mass;
+}
+
+}  // namespace
 
 GroundTruth::GroundTruth(const GeneratorOptions& options) {
   const size_t num_tables = options.tables.size();
@@ -22,6 +40,7 @@ GroundTruth::GroundTruth(const GeneratorOptions& options) {
   }
 
   const uint64_t key = Mix64(options.seed ^ 0x6a09e667f3bcc908ULL);
+  const std::vector<double> level_mass = ByteSumMass();
   for (uint32_t j = 0; j < options.num_dense; ++j) {
     const uint64_t h = HashPair(key, j);
     const double sign = (h & 1) ? 1.0 : -1.0;
@@ -29,9 +48,22 @@ GroundTruth::GroundTruth(const GeneratorOptions& options) {
     d.weight = sign * std::sqrt(dense_share / options.num_dense);
     d.mu = 3.0 * ToUnit(Mix64(h));         // median count between 1 and 20
     d.s = 0.5 + ToUnit(Mix64(h + 1));      // spread of the log-count
-    dense_.push_back(d);
     for (uint32_t level = 0; level < kNormalLevels; ++level)
       dense_values_.push_back(static_cast<float>(std::log1p(std::floor(std::exp(d.mu + d.s * NormalOfLevel(level))))));
+    // E[z | x]: the stored value is monotone in the level, so the levels
+    // that store one value are a run; average z over it, weighted by how
+    // often ByteSum gives each level.
+    const float* values = dense_values_.data() + size_t{j} * kNormalLevels;
+    for (uint32_t begin = 0; begin < kNormalLevels;) {
+      uint32_t end = begin;
+      double mass = 0.0, sum = 0.0;
+      for (; end < kNormalLevels && values[end] == values[begin]; ++end) {
+        mass += level_mass[end];
+        sum += level_mass[end] * NormalOfLevel(end);
+      }
+      for (uint32_t level = begin; level < end; ++level) dense_effects_.push_back(d.weight * sum / mass);
+      begin = end;
+    }
   }
   for (size_t t = 0; t < num_tables; ++t) {
     TableModel m;

@@ -86,11 +86,11 @@ void SyntheticGenerator::GenerateDense(uint64_t block_key, size_t count, float* 
       const uint64_t w = rng.Next();
       const uint32_t level0 = ByteSum(static_cast<uint32_t>(w));
       dense[j] = truth_.DenseValue(j, level0);
-      logit[i] += truth_.DenseWeight(j) * NormalOfLevel(level0);
+      logit[i] += truth_.DenseEffect(j, level0);
       if (j + 1 < num_dense) {
         const uint32_t level1 = ByteSum(static_cast<uint32_t>(w >> 32));
         dense[j + 1] = truth_.DenseValue(j + 1, level1);
-        logit[i] += truth_.DenseWeight(j + 1) * NormalOfLevel(level1);
+        logit[i] += truth_.DenseEffect(j + 1, level1);
       }
     }
   }

@@ -151,7 +151,7 @@ TEST_CASE("modes without an oracle are refused by the pipeline", "[trainer][pipe
 
 namespace actorrec::trainer {
 
-TEST_CASE("the shard actors report the rows and bytes their stores hold", "[trainer][pipeline]") {
+TEST_CASE("the shard actors report what they hold, the oracle its plan statistics", "[trainer][pipeline]") {
   Case c;
   c.mode = "lrpp_delayed";
   c.trainers = 2;
@@ -177,6 +177,11 @@ TEST_CASE("the shard actors report the rows and bytes their stores hold", "[trai
   }
   REQUIRE((*lockstep)->Finish().ok());
   REQUIRE((*pipeline)->Finish().ok());
+  // The oracle's plan statistics cover every batch it planned.
+  auto stats = (*pipeline)->OracleStats();
+  REQUIRE(stats.ok());
+  CHECK_THAT(stats->json, Catch::StartsWith("{\"batches\":" + std::to_string(c.batches) + ","));
+  CHECK_THAT(stats->summary, Catch::StartsWith(std::to_string(c.batches) + " batches: "));
   auto got = (*pipeline)->ShardUsages();
   auto want = (*lockstep)->ShardUsages();
   REQUIRE(got.ok());
