@@ -58,6 +58,23 @@ PipelineResult TrainPipeline(const config::Config& cfg, PipelineRun::Options opt
   return result;
 }
 
+// The same config started with both drivers, side by side.
+struct BothRuns {
+  std::unique_ptr<LockstepRun> lockstep;
+  std::unique_ptr<PipelineRun> pipeline;
+};
+
+BothRuns StartBoth(const Case& c, PipelineRun::Options options) {
+  const config::Config cfg = config::ParseConfig(ConfigText(c), "pipeline.toml");
+  auto lockstep = LockstepRun::Create(cfg);
+  REQUIRE(lockstep.ok());
+  options.stall_seconds = 60;
+  auto pipeline = PipelineRun::Create(cfg, options);
+  INFO(pipeline.status().message());
+  REQUIRE(pipeline.ok());
+  return {std::move(lockstep).value(), std::move(pipeline).value()};
+}
+
 }  // namespace
 
 TEST_CASE("the actor pipeline equals the lockstep run bitwise", "[trainer][pipeline]") {
@@ -91,18 +108,13 @@ TEST_CASE("the pipeline pauses for evaluation and scores like the lockstep run",
   c.mode = "lrpp_delayed";
   c.trainers = 2;
   c.lookahead = 4;
-  const config::Config cfg = config::ParseConfig(ConfigText(c), "pipeline.toml");
-  auto lockstep = LockstepRun::Create(cfg);
-  REQUIRE(lockstep.ok());
   PipelineRun::Options options;
   options.pause_every = 3;
-  auto pipeline = PipelineRun::Create(cfg, options);
-  INFO(pipeline.status().message());
-  REQUIRE(pipeline.ok());
+  auto [lockstep, pipeline] = StartBoth(c, options);
   StepReport a, b;
   for (int batch = 1; batch <= 9; ++batch) {
-    REQUIRE(*(*lockstep)->Step(&a));
-    auto more = (*pipeline)->Step(&b);
+    REQUIRE(*lockstep->Step(&a));
+    auto more = pipeline->Step(&b);
     INFO(more.status().message());
     REQUIRE(*more);
     CHECK(a.loss_sum == b.loss_sum);
@@ -110,15 +122,15 @@ TEST_CASE("the pipeline pauses for evaluation and scores like the lockstep run",
     CHECK(a.fetched_rows == b.fetched_rows);
     CHECK(a.synced_delayed == b.synced_delayed);
     if (batch % 3 == 0) {
-      auto x = (*lockstep)->Evaluate(0);
-      auto y = (*pipeline)->Evaluate(0);
+      auto x = lockstep->Evaluate(0);
+      auto y = pipeline->Evaluate(0);
       INFO(y.status().message());
       REQUIRE(x.ok());
       REQUIRE(y.ok());
       CHECK(x->auc == y->auc);
       CHECK(x->log_loss == y->log_loss);
     } else {
-      CHECK((*pipeline)->Evaluate(0).status().code() == Status::Code::kInvalidArgument);
+      CHECK(pipeline->Evaluate(0).status().code() == Status::Code::kInvalidArgument);
     }
   }
 }
@@ -147,43 +159,32 @@ TEST_CASE("modes without an oracle are refused by the pipeline", "[trainer][pipe
   CHECK_THAT(run.status().message(), Catch::Contains("training.mode"));
 }
 
-}  // namespace actorrec::trainer
-
-namespace actorrec::trainer {
-
 TEST_CASE("the shard actors report what they hold, the oracle its plan statistics", "[trainer][pipeline]") {
   Case c;
   c.mode = "lrpp_delayed";
   c.trainers = 2;
-  const config::Config cfg = config::ParseConfig(ConfigText(c), "pipeline.toml");
-  auto lockstep = LockstepRun::Create(cfg);
-  REQUIRE(lockstep.ok());
-  PipelineRun::Options options;
-  options.stall_seconds = 60;
-  auto pipeline = PipelineRun::Create(cfg, options);
-  INFO(pipeline.status().message());
-  REQUIRE(pipeline.ok());
+  auto [lockstep, pipeline] = StartBoth(c, {});
   // The actors answer while the run is busy (prefetch has started already).
-  auto busy = (*pipeline)->ShardUsages();
+  auto busy = pipeline->ShardUsages();
   REQUIRE(busy.ok());
-  REQUIRE(busy->size() == (*pipeline)->shards());
+  REQUIRE(busy->size() == pipeline->shards());
   StepReport step;
-  while (*(*lockstep)->Step(&step)) {
+  while (*lockstep->Step(&step)) {
   }
   while (true) {
-    auto more = (*pipeline)->Step(&step);
+    auto more = pipeline->Step(&step);
     REQUIRE(more.ok());
     if (!*more) break;
   }
-  REQUIRE((*lockstep)->Finish().ok());
-  REQUIRE((*pipeline)->Finish().ok());
+  REQUIRE(lockstep->Finish().ok());
+  REQUIRE(pipeline->Finish().ok());
   // The oracle's plan statistics cover every batch it planned.
-  auto stats = (*pipeline)->OracleStats();
+  auto stats = pipeline->OracleStats();
   REQUIRE(stats.ok());
   CHECK_THAT(stats->json, Catch::StartsWith("{\"batches\":" + std::to_string(c.batches) + ","));
   CHECK_THAT(stats->summary, Catch::StartsWith(std::to_string(c.batches) + " batches: "));
-  auto got = (*pipeline)->ShardUsages();
-  auto want = (*lockstep)->ShardUsages();
+  auto got = pipeline->ShardUsages();
+  auto want = lockstep->ShardUsages();
   REQUIRE(got.ok());
   REQUIRE(want.ok());
   REQUIRE(got->size() == want->size());
@@ -191,7 +192,7 @@ TEST_CASE("the shard actors report what they hold, the oracle its plan statistic
     CAPTURE(s);
     CHECK((*got)[s].rows > 0);
     CHECK((*got)[s].rows == (*want)[s].rows);  // the same rows touched, whichever driver
-    CHECK((*got)[s].bytes >= (*got)[s].rows * (*pipeline)->row_bytes());
+    CHECK((*got)[s].bytes >= (*got)[s].rows * pipeline->row_bytes());
   }
 }
 
