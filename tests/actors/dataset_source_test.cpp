@@ -15,7 +15,7 @@
 
 using namespace actorrec;
 using actorrec::testing::TempDir;
-using actorrec::testing::WriteFile;
+using actorrec::testing::WriteBytes;
 
 namespace {
 
@@ -36,7 +36,7 @@ config::Config ConfigWith(const TempDir& dir, const std::string& dataset) {
                            "/out\"\n[model]\nbottom_mlp = [16]\ntop_mlp = [8, 1]\n[dataset]\n" + dataset +
                            "\n[cluster]\nsecret = \"round-trip-secret-0123\"\n[[cluster.member]]\nname = \"l\"\n"
                            "address = \"127.0.0.1\"\nroles = [\"all\"]\n";
-  WriteFile(dir.File("rt.toml"), text);
+  WriteBytes(dir.File("rt.toml"), text);
   return config::LoadConfig(dir.File("rt.toml"));
 }
 
@@ -79,7 +79,7 @@ void WriteNpy(const std::string& path, const std::string& descr, std::vector<siz
   out.append(reinterpret_cast<const char*>(&len), 2);
   out += header;
   out.append(static_cast<const char*>(data), bytes);
-  WriteFile(path, out);
+  WriteBytes(path, out);
 }
 
 }  // namespace
@@ -93,7 +93,7 @@ TEST_CASE("Criteo TSV converts and reads back identically", "[data]") {
     for (int j = 0; j < 26; ++j) tsv += "\t" + (j == 7 && i % 7 == 0 ? std::string() : Hex(i % (j + 3) * 2654435761u));
     tsv += "\n";
   }
-  WriteFile(dir.File("day_0"), tsv);
+  WriteBytes(dir.File("day_0"), tsv);
   CheckRoundTrip(ConfigWith(dir, "source = \"criteo_tsv\"\npath = \"day_0\"\ncategorical = \"hash\"\nhash_rows = 97"),
                  dir, 300, 26);
   CheckRoundTrip(ConfigWith(dir, "source = \"criteo_tsv\"\npath = \"day_0\"\nmapping_file = \"dict.map\""), dir, 300, 26);
@@ -111,7 +111,7 @@ TEST_CASE("Avazu CSV converts and reads back identically", "[data]") {
     for (int j = 0; j < 21; ++j) csv += ",v" + std::to_string((i * 31 + j) % (j + 2));
     csv += "\n";
   }
-  WriteFile(dir.File("train.csv"), csv);
+  WriteBytes(dir.File("train.csv"), csv);
   CheckRoundTrip(ConfigWith(dir, "source = \"avazu_csv\"\npath = \"train.csv\"\ndense_features = 0"), dir, 200, 23);
 }
 
@@ -124,7 +124,7 @@ TEST_CASE("the real Adult data converts and reads back identically through the s
     text.replace(at + 1, 12, shared);
   }
   text.replace(text.find("name = \"adult\""), 14, "name = \"adult\"\noutput_dir = \"" + dir.path() + "/out\"");
-  WriteFile(dir.File("adult.toml"), text);
+  WriteBytes(dir.File("adult.toml"), text);
   CheckRoundTrip(config::LoadConfig(dir.File("adult.toml")), dir, 32561, 8);
 }
 
@@ -136,7 +136,7 @@ TEST_CASE("the DLRM binary converts and reads back identically", "[data]") {
     for (int j = 0; j < 13; ++j) ints.push_back(i * j);
     for (int j = 0; j < 26; ++j) ints.push_back((i * 7 + j) % 50);
   }
-  WriteFile(dir.File("train.bin"), std::string(reinterpret_cast<const char*>(ints.data()), ints.size() * 4));
+  WriteBytes(dir.File("train.bin"), std::string(reinterpret_cast<const char*>(ints.data()), ints.size() * 4));
   std::string rows = "table_rows = [";
   for (int j = 0; j < 26; ++j) rows += std::string(j ? ", " : "") + "50";
   CheckRoundTrip(ConfigWith(dir, "source = \"dlrm_binary\"\npath = \"train.bin\"\n" + rows + "]"), dir, 100, 26);
@@ -175,7 +175,7 @@ TEST_CASE("generated data converts and reads back identically, and its eval spli
 
 TEST_CASE("a missing eval split is an error naming the key", "[data]") {
   TempDir dir;
-  WriteFile(dir.File("x.tsv"), "1\t2\n");
+  WriteBytes(dir.File("x.tsv"), "1\t2\n");
   auto cfg = ConfigWith(dir, "source = \"criteo_tsv\"\npath = \"x.tsv\"");
   auto eval = OpenDatasetSplit(cfg, Split::kEval);
   REQUIRE_FALSE(eval.ok());

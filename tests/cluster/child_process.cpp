@@ -102,24 +102,6 @@ uint16_t FreePort() {
   return ntohs(addr.sin_port);
 }
 
-TempDir::TempDir() {
-  const char* base = std::getenv("TMPDIR");
-  std::string tmpl = std::string(base ? base : "/tmp") + "/actorrec-test-XXXXXX";
-  if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + tmpl);
-  path_ = tmpl;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
-void WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path);
-}
-
 std::string ActorrecBinary() {
   const char* bin = std::getenv("ACTORREC_BIN");
   if (bin == nullptr) throw std::runtime_error("ACTORREC_BIN is not set; run this test through meson test");

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_dir.hpp"
+
 namespace actorrec::testing {
 
 class ChildProcess {
@@ -39,19 +41,6 @@ class ChildProcess {
 // A TCP port on 127.0.0.1 that was free a moment ago (bind to 0, read it back).
 uint16_t FreePort();
 
-// A new empty directory under $TMPDIR (or /tmp), removed by the destructor.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  const std::string& path() const { return path_; }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
-void WriteFile(const std::string& path, const std::string& text);
 
 // The actorrec binary under test, from $ACTORREC_BIN (set by meson).
 std::string ActorrecBinary();

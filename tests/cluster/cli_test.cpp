@@ -93,7 +93,7 @@ TEST_CASE("data convert reads the real Adult splits through the schema CSV confi
   };
   replace("\"../../shared", "\"" + std::string(ACTORREC_SOURCE_DIR) + "/../shared");
   replace("name = \"adult\"", "name = \"adult\"\noutput_dir = \"" + dir.path() + "/out\"");
-  WriteFile(dir.File("adult.toml"), text);
+  WriteBytes(dir.File("adult.toml"), text);
   auto train = Actorrec(dir, {"data", "convert", "--config", dir.File("adult.toml"), "--out", dir.File("a.ards")});
   INFO(train.output);
   REQUIRE(train.code == 0);
@@ -121,7 +121,7 @@ TEST_CASE("data convert names the config key when a split is missing", "[cli]") 
 TEST_CASE("a bad config is reported with file, line and key, and exits 2", "[cli]") {
   TempDir dir;
   const std::string bad = dir.File("bad.toml");
-  WriteFile(bad, "[training]\nmode = \"lrp\"\n\n[[cluster.member]]\nname = \"x\"\naddress = \"127.0.0.1\"\n"
+  WriteBytes(bad, "[training]\nmode = \"lrp\"\n\n[[cluster.member]]\nname = \"x\"\naddress = \"127.0.0.1\"\n"
                  "roles = [\"all\"]\n[cluster]\nsecret = \"long-enough-secret-here\"\n");
   auto r = Actorrec(dir, {"train", "--config", bad});
   INFO(r.output);
@@ -141,7 +141,7 @@ TEST_CASE("node refuses a --member that the topology does not name", "[cli]") {
 
 TEST_CASE("data stats shows the requested skew of generated data, as a table and as JSON", "[cli]") {
   TempDir dir;
-  WriteFile(dir.File("skew.toml"), R"([run]
+  WriteBytes(dir.File("skew.toml"), R"([run]
 name = "skew"
 [model]
 bottom_mlp = [16]

@@ -58,7 +58,7 @@ struct Cluster {
   std::string config = dir.File("topology.toml");
 
   explicit Cluster(const std::string& secret = kSecret, int join_timeout_ms = 20000) {
-    WriteFile(config, Topology(port_a, port_b, secret, join_timeout_ms));
+    WriteBytes(config, Topology(port_a, port_b, secret, join_timeout_ms));
   }
   std::unique_ptr<ChildProcess> Start(const std::string& member, const std::string& config_path) const {
     return std::make_unique<ChildProcess>(
@@ -107,7 +107,7 @@ TEST_CASE("the member left behind names the coordinator that was killed", "[clus
 TEST_CASE("a node with another cluster secret is refused and the coordinator keeps waiting", "[cluster]") {
   Cluster c;
   const std::string wrong = c.dir.File("wrong-secret.toml");
-  WriteFile(wrong, Topology(c.port_a, c.port_b, "not-the-cluster-secret-at-all"));
+  WriteBytes(wrong, Topology(c.port_a, c.port_b, "not-the-cluster-secret-at-all"));
   auto a = c.Start("a");
   auto intruder = c.Start("b", wrong);
   INFO("log of a:\n" << a->Log() << "\nlog of the intruder:\n" << intruder->Log());

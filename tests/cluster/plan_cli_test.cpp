@@ -96,7 +96,7 @@ const std::vector<std::string> kKeys = {"batch",    "trainer",     "lookahead", 
 
 std::string Config(const TempDir& dir, uint64_t cache_rows, const std::string& mode) {
   const std::string path = dir.File("plan.toml");
-  WriteFile(path, R"([run]
+  WriteBytes(path, R"([run]
 name = "plan"
 output_dir = ")" + dir.path() + R"(/out"
 [model]

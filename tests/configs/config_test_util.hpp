@@ -12,40 +12,11 @@
 #include <catch2/catch.hpp>
 
 #include "configs/config.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace actorrec::config::testing {
 
-// A directory made with mkdtemp, removed with its contents at the end.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "actorrec_configs_XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-
-  // Writes `text` to path()/name (creating folders) and returns that path.
-  std::string Write(const std::string& name, const std::string& text) const {
-    std::filesystem::path file = std::filesystem::path(path_) / name;
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream out(file, std::ios::binary);
-    out << text;
-    REQUIRE(out.good());
-    return file.string();
-  }
-
- private:
-  std::string path_;
-};
+using TempDir = ::actorrec::testing::TempDir;
 
 // The ConfigError of loading `path`; fails the test when the file loads.
 inline ConfigError LoadFailure(const std::string& path) {

@@ -19,6 +19,7 @@
 
 #include "data/gen/random.hpp"
 #include "gpu/gloo_collective.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace actorrec::gpu {
 namespace {
@@ -207,9 +208,8 @@ TEST_CASE("Barrier returns on every rank only after all ranks entered it", "[gpu
 }
 
 TEST_CASE("A file store directory connects the ranks too", "[gpu]") {
-  char tmpl[] = "/tmp/actorrec-gloo-XXXXXX";
-  REQUIRE(::mkdtemp(tmpl) != nullptr);
-  auto store = MakeFileStore(tmpl);
+  ::actorrec::testing::TempDir dir;
+  auto store = MakeFileStore(dir.path());
   REQUIRE(store.ok());
   std::vector<std::vector<float>> results(2);
   std::vector<Status> statuses(2);
@@ -220,7 +220,6 @@ TEST_CASE("A file store directory connects the ranks too", "[gpu]") {
         statuses[r] = c.AllReduceRankOrder(results[r].data(), 3);
       },
       *store);
-  std::filesystem::remove_all(tmpl);
   for (uint32_t r = 0; r < 2; ++r) {
     REQUIRE(connect[r].ok());
     REQUIRE(statuses[r].ok());

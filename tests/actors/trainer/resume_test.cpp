@@ -12,21 +12,14 @@
 #include "actors/trainer/pipeline_run.hpp"
 #include "configs/config.hpp"
 #include "tests/actors/trainer/test_config.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace actorrec::trainer {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / ("actorrec-resume-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using ::actorrec::testing::TempDir;
 
 template <class Run>
 int StepAll(Run& run, int limit = -1) {
@@ -122,11 +115,11 @@ TEST_CASE("a resumed run equals the run that never stopped, bitwise", "[trainer]
         CAPTURE(mode, trainers, stop);
         const uint64_t straight = Straight(cfg);
         TempDir dir;
-        CHECK(LockstepResumed(cfg, stop, dir.path.string()) == straight);
+        CHECK(LockstepResumed(cfg, stop, dir.path()) == straight);
         const std::string m = mode;
         if (m == "lrpp_delayed" || m == "lrpp" || m == "replicated") {
           TempDir pdir;
-          CHECK(PipelineResumed(cfg, stop, pdir.path.string()) == straight);
+          CHECK(PipelineResumed(cfg, stop, pdir.path()) == straight);
         }
       }
     }
@@ -141,9 +134,9 @@ TEST_CASE("a checkpoint at an epoch boundary resumes in the next epoch", "[train
   const config::Config cfg = config::ParseConfig(ConfigText(c), "resume.toml");
   const uint64_t straight = Straight(cfg);
   TempDir dir;
-  CHECK(LockstepResumed(cfg, c.batches, dir.path.string()) == straight);
+  CHECK(LockstepResumed(cfg, c.batches, dir.path()) == straight);
   TempDir pdir;
-  CHECK(PipelineResumed(cfg, c.batches, pdir.path.string()) == straight);
+  CHECK(PipelineResumed(cfg, c.batches, pdir.path()) == straight);
 }
 
 TEST_CASE("checkpoints keep the two newest and LATEST names the newest", "[trainer][checkpoint]") {
@@ -154,15 +147,15 @@ TEST_CASE("checkpoints keep the two newest and LATEST names the newest", "[train
   TempDir dir;
   for (int i = 0; i < 4; ++i) {
     StepAll(**run, 1);
-    REQUIRE((*run)->SaveCheckpoint(dir.path.string()).ok());
+    REQUIRE((*run)->SaveCheckpoint(dir.path()).ok());
   }
-  std::ifstream latest(dir.path / "LATEST");
+  std::ifstream latest(fs::path(dir.path()) / "LATEST");
   std::string name;
   std::getline(latest, name);
   CHECK(name == "batch-4");
-  CHECK(fs::exists(dir.path / "batch-4"));
-  CHECK(fs::exists(dir.path / "batch-3"));
-  CHECK_FALSE(fs::exists(dir.path / "batch-2"));
+  CHECK(fs::exists(fs::path(dir.path()) / "batch-4"));
+  CHECK(fs::exists(fs::path(dir.path()) / "batch-3"));
+  CHECK_FALSE(fs::exists(fs::path(dir.path()) / "batch-2"));
 }
 
 TEST_CASE("a damaged or mismatched checkpoint is refused, naming the file or key", "[trainer][checkpoint]") {
@@ -174,31 +167,31 @@ TEST_CASE("a damaged or mismatched checkpoint is refused, naming the file or key
     auto run = LockstepRun::Create(cfg);
     REQUIRE(run.ok());
     StepAll(**run, 3);
-    REQUIRE((*run)->SaveCheckpoint(dir.path.string()).ok());
+    REQUIRE((*run)->SaveCheckpoint(dir.path()).ok());
   }
-  const fs::path ckpt = dir.path / "batch-3";
+  const fs::path ckpt = fs::path(dir.path()) / "batch-3";
   SECTION("no checkpoint") {
-    auto run = LockstepRun::Resume(cfg, (dir.path / "nowhere").string());
+    auto run = LockstepRun::Resume(cfg, (fs::path(dir.path()) / "nowhere").string());
     CHECK(run.status().code() == Status::Code::kNotFound);
     CHECK_THAT(run.status().message(), Catch::Contains("LATEST"));
   }
   SECTION("another seed") {
     Case other = c;
     other.seed = 8;
-    auto run = LockstepRun::Resume(config::ParseConfig(ConfigText(other), "resume.toml"), dir.path.string());
+    auto run = LockstepRun::Resume(config::ParseConfig(ConfigText(other), "resume.toml"), dir.path());
     CHECK(run.status().code() == Status::Code::kInvalidArgument);
     CHECK_THAT(run.status().message(), Catch::Contains("run.seed"));
   }
   SECTION("another sparse optimizer") {
     Case other = c;
     other.sparse = "sgd";
-    auto run = LockstepRun::Resume(config::ParseConfig(ConfigText(other), "resume.toml"), dir.path.string());
+    auto run = LockstepRun::Resume(config::ParseConfig(ConfigText(other), "resume.toml"), dir.path());
     CHECK_THAT(run.status().message(), Catch::Contains("optimizer.sparse"));
   }
   SECTION("a flipped byte in the dense file") {
     for (size_t at : {size_t{0}, size_t{100}}) {
       FlipByte(ckpt / "dense.safetensors", at);
-      auto run = LockstepRun::Resume(cfg, dir.path.string());
+      auto run = LockstepRun::Resume(cfg, dir.path());
       CHECK_FALSE(run.ok());
       CHECK_THAT(run.status().message(), Catch::Contains("dense.safetensors"));
       FlipByte(ckpt / "dense.safetensors", at);
@@ -207,7 +200,7 @@ TEST_CASE("a damaged or mismatched checkpoint is refused, naming the file or key
   SECTION("a flipped byte in a shard file") {
     for (size_t at : {size_t{3}, size_t{200}}) {
       FlipByte(ckpt / "shard-1-of-2.ckpt", at);
-      auto run = LockstepRun::Resume(cfg, dir.path.string());
+      auto run = LockstepRun::Resume(cfg, dir.path());
       CHECK_FALSE(run.ok());
       CHECK_THAT(run.status().message(), Catch::Contains("shard-1-of-2.ckpt"));
       FlipByte(ckpt / "shard-1-of-2.ckpt", at);

@@ -75,27 +75,4 @@ void WriteInPieces(std::mt19937_64& rng, const std::string& path, const DatasetS
   REQUIRE(*bytes == std::filesystem::file_size(path));
 }
 
-ScratchDir::ScratchDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "actorrec-format-XXXXXX").string();
-  REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-  dir_ = pattern;
-}
-
-ScratchDir::~ScratchDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(dir_, ignored);
-}
-
-std::string ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in.good());
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void WriteBytes(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  REQUIRE(out.good());
-}
-
 }  // namespace actorrec::data::format::testing

@@ -9,6 +9,7 @@
 
 #include "data/format/dataset_writer.hpp"
 #include "data/sample_block.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace actorrec::data::format::testing {
 
@@ -32,20 +33,8 @@ bool SameSchema(const DatasetSchema& a, const DatasetSchema& b);
 void WriteInPieces(std::mt19937_64& rng, const std::string& path, const DatasetSchema& schema,
                    const SampleBlock& samples, const DatasetWriterOptions& options);
 
-// A fresh directory under the temp dir, removed with its files at the end.
-class ScratchDir {
- public:
-  ScratchDir();
-  ~ScratchDir();
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  std::string File(const std::string& name) const { return dir_ + "/" + name; }
-
- private:
-  std::string dir_;
-};
-
-std::string ReadBytes(const std::string& path);
-void WriteBytes(const std::string& path, const std::string& bytes);
+using ScratchDir = ::actorrec::testing::TempDir;
+using ::actorrec::testing::ReadBytes;
+using ::actorrec::testing::WriteBytes;
 
 }  // namespace actorrec::data::format::testing

@@ -7,25 +7,13 @@
 
 #include "base/status.hpp"
 #include "data/sample_reader.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace actorrec::data::readers::testing {
 
-// A fresh directory under the temp dir (mkdtemp), removed at the end.
-class ScratchDir {
- public:
-  ScratchDir();
-  ~ScratchDir();
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  std::string File(const std::string& name) const { return dir_ + "/" + name; }
-  const std::string& path() const { return dir_; }
-
- private:
-  std::string dir_;
-};
-
-void WriteBytes(const std::string& path, const std::string& bytes);
-std::string ReadBytes(const std::string& path);
+using ScratchDir = ::actorrec::testing::TempDir;
+using ::actorrec::testing::ReadBytes;
+using ::actorrec::testing::WriteBytes;
 
 // Everything a reader yields, read `block` samples at a time, and the status
 // that ended it (Ok at a clean end).
