@@ -14,18 +14,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Run {
-  int code;
-  std::string output;
-};
-
-Run Actorrec(const TempDir& dir, std::vector<std::string> args, const std::string& log) {
-  args.insert(args.begin(), ActorrecBinary());
-  ChildProcess p(args, dir.File(log));
-  auto code = p.WaitExit(120s);
-  return {code.value_or(-1), p.Log()};
-}
-
 constexpr const char* kConfig = R"([run]
 name = "ck"
 seed = 5

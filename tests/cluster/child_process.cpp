@@ -108,4 +108,12 @@ std::string ActorrecBinary() {
   return bin;
 }
 
+CliRun Actorrec(const TempDir& dir, std::vector<std::string> args, const std::string& log,
+                std::chrono::milliseconds timeout) {
+  args.insert(args.begin(), ActorrecBinary());
+  ChildProcess p(args, dir.File(log));
+  const std::optional<int> code = p.WaitExit(timeout);
+  return {code.value_or(-1), p.Log()};
+}
+
 }  // namespace actorrec::testing

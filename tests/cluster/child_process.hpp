@@ -45,4 +45,13 @@ uint16_t FreePort();
 // The actorrec binary under test, from $ACTORREC_BIN (set by meson).
 std::string ActorrecBinary();
 
+// `actorrec args…` run to its end in `dir` (its output in dir/log): the exit
+// code (-1 when it outlived `timeout` and was killed) and the output.
+struct CliRun {
+  int code;
+  std::string output;
+};
+CliRun Actorrec(const TempDir& dir, std::vector<std::string> args, const std::string& log = "out.log",
+                std::chrono::milliseconds timeout = std::chrono::seconds(240));
+
 }  // namespace actorrec::testing

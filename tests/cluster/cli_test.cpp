@@ -11,20 +11,6 @@
 using namespace actorrec::testing;
 using namespace std::chrono_literals;
 
-namespace {
-struct Run {
-  int code;
-  std::string output;
-};
-
-Run Actorrec(const TempDir& dir, std::vector<std::string> args) {
-  args.insert(args.begin(), ActorrecBinary());
-  ChildProcess p(args, dir.File("out.log"));
-  auto code = p.WaitExit(240s);  // train on the embedded default takes about 30 s alone
-  return {code.value_or(-1), p.Log()};
-}
-}  // namespace
-
 TEST_CASE("--help lists every subcommand and the exit codes", "[cli]") {
   TempDir dir;
   auto r = Actorrec(dir, {"--help"});

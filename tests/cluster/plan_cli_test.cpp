@@ -14,18 +14,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Run {
-  int code;
-  std::string output;
-};
-
-Run Actorrec(const TempDir& dir, std::vector<std::string> args) {
-  args.insert(args.begin(), ActorrecBinary());
-  ChildProcess p(args, dir.File("out.log"));
-  auto code = p.WaitExit(120s);
-  return {code.value_or(-1), p.Log()};
-}
-
 // A strict parser of the JSON the plan dump writes (objects, arrays,
 // integers; no strings but keys): records the top-level keys and the
 // integers of "batch" and "trainer". False on anything malformed.

@@ -18,17 +18,13 @@
 
 #include "data/format/dataset.hpp"
 #include "data/format/dataset_writer.hpp"
+#include "data/gen/generator_options.hpp"
 
 using namespace actorrec;
 using namespace actorrec::data;
 using namespace actorrec::data::format;
 
 namespace {
-
-// The Criteo Kaggle tables (the preset), so ids span real widths.
-constexpr uint64_t kCriteoRows[26] = {1460,  583,    10131227, 2202608, 305,    24,      12517, 633,  3,
-                                      93145, 5683,   8351593,  3194,    27,     14992,   5461306, 10, 5652,
-                                      2173,  4,      7046547,  18,      15,     286181,  105,   142572};
 
 struct Flags {
   uint64_t samples = uint64_t{1} << 20;
@@ -86,7 +82,8 @@ std::string Name(char prefix, int number) {
 DatasetSchema CriteoSchema() {
   DatasetSchema schema;
   for (int j = 1; j <= 13; ++j) schema.dense_names.push_back(Name('I', j));
-  for (int t = 0; t < 26; ++t) schema.tables.push_back({Name('C', t + 1), kCriteoRows[t]});
+  const std::vector<uint64_t>& rows = gen::CriteoKaggleRows();  // the real widths of the ids
+  for (size_t t = 0; t < rows.size(); ++t) schema.tables.push_back({Name('C', static_cast<int>(t) + 1), rows[t]});
   return schema;
 }
 
@@ -106,7 +103,7 @@ double WriteDataset(const std::string& path, const DatasetSchema& schema, const 
       block.labels.push_back(static_cast<float>(rng() & 1));
       for (int j = 0; j < 13; ++j) block.dense.push_back(static_cast<float>(rng() % 1000) * 0.01f);
       for (int t = 0; t < 26; ++t) {
-        block.tables[t].values.push_back(static_cast<RowId>(rng() % kCriteoRows[t]));
+        block.tables[t].values.push_back(static_cast<RowId>(rng() % schema.tables[t].rows));
         block.tables[t].offsets.push_back(static_cast<uint32_t>(i + 1));
       }
     }

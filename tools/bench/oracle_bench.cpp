@@ -22,6 +22,7 @@
 
 #include "actors/oracle/batch_rows.hpp"
 #include "actors/oracle/planner.hpp"
+#include "data/gen/generator_options.hpp"
 
 using namespace actorrec;
 using namespace actorrec::oracle;
@@ -29,9 +30,7 @@ using namespace actorrec::oracle;
 namespace {
 
 // Criteo Kaggle (Display Advertising Challenge) cardinalities of C1 … C26.
-const std::vector<uint64_t> kKaggleRows = {1460,    583,  10131227, 2202608, 305,  24,      12517, 633,    3,
-                                           93145,   5683, 8351593,  3194,    27,   14992,   5461306, 10,   5652,
-                                           2173,    4,    7046547,  18,      15,   286181,  105,   142572};
+const std::vector<uint64_t>& kKaggleRows = data::gen::CriteoKaggleRows();
 
 constexpr double kBagpipeSamplesPerSecond = 3.27e6;
 
