@@ -31,9 +31,8 @@ class Dcn final : public Model {
     FinishTensors();
   }
 
-  double ForwardBackward(const SliceView& in, const float* pooled, float* pooled_grad, float scale) override {
+  double Backward(const SliceView& in, const float* pooled, float* pooled_grad, float scale) override {
     const size_t n = in.samples, L = cross_w_.size();
-    Forward(in, pooled);
     Grow(&dlogit_, n);
     const double loss = BceWithLogits(logits_.data(), in.labels, n, scale, dlogit_.data());
     // The final layer: g_ = ∂/∂x_L, dh_ = ∂/∂h.
@@ -101,13 +100,9 @@ class Dcn final : public Model {
     return loss;
   }
 
-  void Predict(const SliceView& in, const float* pooled, float* logits) override {
-    Forward(in, pooled);
-    std::copy(logits_.begin(), logits_.begin() + static_cast<std::ptrdiff_t>(in.samples), logits);
-  }
+  const float* logits() const override { return logits_.data(); }
 
- private:
-  void Forward(const SliceView& in, const float* pooled) {
+  void Forward(const SliceView& in, const float* pooled) override {
     const size_t n = in.samples, L = cross_w_.size();
     const size_t d = spec_.embedding_dim, T = spec_.tables, dd = spec_.dense_features;
     Grow(&xs_, (L + 1) * n * d0_);
@@ -144,6 +139,7 @@ class Dcn final : public Model {
     }
   }
 
+ private:
   size_t d0_ = 0, h_ = 0;
   std::vector<size_t> cross_w_, cross_b_;
   size_t final_w_ = 0, final_b_ = 0;

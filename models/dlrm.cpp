@@ -28,9 +28,8 @@ class Dlrm final : public Model {
     g_.assign(T * T, 0.0f);
   }
 
-  double ForwardBackward(const SliceView& in, const float* pooled, float* pooled_grad, float scale) override {
+  double Backward(const SliceView& in, const float* pooled, float* pooled_grad, float scale) override {
     const size_t n = in.samples;
-    Forward(in, pooled);
     Grow(&dlogit_, n);
     const double loss = BceWithLogits(top_.output(), in.labels, n, scale, dlogit_.data());
     Grow(&dr_, n * inter_);
@@ -40,13 +39,9 @@ class Dlrm final : public Model {
     return loss;
   }
 
-  void Predict(const SliceView& in, const float* pooled, float* logits) override {
-    Forward(in, pooled);
-    std::copy(top_.output(), top_.output() + in.samples, logits);
-  }
+  const float* logits() const override { return top_.output(); }
 
- private:
-  void Forward(const SliceView& in, const float* pooled) {
+  void Forward(const SliceView& in, const float* pooled) override {
     const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables;
     bottom_.Forward(*backend_, params_.data(), in.dense, n);
     const float* z = bottom_.output();
@@ -66,6 +61,7 @@ class Dlrm final : public Model {
     top_.Forward(*backend_, params_.data(), r_.data(), n);
   }
 
+ private:
   // From dr (the interaction's gradient) to dz (the bottom output's) and
   // pooled_grad. With g_ab the gradient of ⟨F_a, F_b⟩ (a > b), symmetric:
   //   dF_a = Σ_b g_ab F_b, so for the tables (P = F_1…F_T, contiguous per

@@ -1,5 +1,6 @@
 #include "models/model.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "data/gen/random.hpp"
@@ -83,6 +84,11 @@ size_t Model::AddTensor(std::string name, std::vector<int64_t> shape, bool is_bi
 }
 
 void Model::FinishTensors() { grads_.assign(params_.size(), 0.0f); }
+
+void Model::Predict(const SliceView& in, const float* pooled, float* logits_out) {
+  Forward(in, pooled);
+  std::copy(logits(), logits() + in.samples, logits_out);
+}
 
 void Model::Initialize(uint64_t seed) {
   for (size_t k = 0; k < tensors_.size(); ++k) {

@@ -103,12 +103,25 @@ class Model {
   // that each cross layer starts close to its residual identity.
   void Initialize(uint64_t seed);
 
-  // Overwrites grads() and pooled_grad (shape of pooled) with the gradients
-  // of grad_scale × Σ_i BCEWithLogits(logit_i, label_i); returns the
-  // unscaled Σ_i loss_i. in.samples may be 0 (zero gradients, loss 0).
-  virtual double ForwardBackward(const SliceView& in, const float* pooled, float* pooled_grad, float grad_scale) = 0;
-  // Logits (not probabilities) of the slice's samples.
-  virtual void Predict(const SliceView& in, const float* pooled, float* logits) = 0;
+  // The forward pass: the slice's logits (logits()), keeping what Backward
+  // needs. in.samples may be 0.
+  virtual void Forward(const SliceView& in, const float* pooled) = 0;
+  // After Forward(in, pooled) and nothing else: overwrites grads() and
+  // pooled_grad (shape of pooled) with the gradients of
+  // grad_scale × Σ_i BCEWithLogits(logit_i, label_i); returns the unscaled
+  // Σ_i loss_i (0 for no samples, with zero gradients). Two calls so that
+  // trainers can time the passes apart.
+  virtual double Backward(const SliceView& in, const float* pooled, float* pooled_grad, float grad_scale) = 0;
+  // After Forward: the logits (not probabilities) of its slice's samples.
+  virtual const float* logits() const = 0;
+
+  // Forward then Backward.
+  double ForwardBackward(const SliceView& in, const float* pooled, float* pooled_grad, float grad_scale) {
+    Forward(in, pooled);
+    return Backward(in, pooled, pooled_grad, grad_scale);
+  }
+  // Forward, with the logits copied to `logits` (in.samples floats).
+  void Predict(const SliceView& in, const float* pooled, float* logits);
 
  protected:
   Model(ModelSpec spec, gpu::Backend* backend, uint32_t width) : spec_(std::move(spec)), backend_(backend), width_(width) {}

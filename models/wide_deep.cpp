@@ -21,9 +21,8 @@ class WideDeep final : public Model {
     FinishTensors();
   }
 
-  double ForwardBackward(const SliceView& in, const float* pooled, float* pooled_grad, float scale) override {
+  double Backward(const SliceView& in, const float* pooled, float* pooled_grad, float scale) override {
     const size_t n = in.samples;
-    Forward(in, pooled);
     Grow(&dlogit_, n);
     const double loss = BceWithLogits(logits_.data(), in.labels, n, scale, dlogit_.data());
     Grow(&dx_, n * x_width_);
@@ -54,13 +53,9 @@ class WideDeep final : public Model {
     return loss;
   }
 
-  void Predict(const SliceView& in, const float* pooled, float* logits) override {
-    Forward(in, pooled);
-    std::copy(logits_.begin(), logits_.begin() + static_cast<std::ptrdiff_t>(in.samples), logits);
-  }
+  const float* logits() const override { return logits_.data(); }
 
- private:
-  void Forward(const SliceView& in, const float* pooled) {
+  void Forward(const SliceView& in, const float* pooled) override {
     const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables, w = width_, dd = spec_.dense_features;
     Grow(&x_, n * x_width_);
     for (size_t i = 0; i < n; ++i) {
@@ -96,6 +91,7 @@ class WideDeep final : public Model {
     }
   }
 
+ private:
   bool fm_;
   size_t x_width_ = 0;
   size_t bias_ = 0;

@@ -46,7 +46,7 @@ struct Totals {
   uint64_t batches = 0, samples = 0;
   double loss_sum = 0;
   uint64_t unique = 0, missed = 0, fetched = 0, written = 0, critical = 0, delayed = 0, private_rows = 0;
-  double fetch_s = 0, compute_s = 0, dense_sync_s = 0, sparse_sync_s = 0, write_back_s = 0;
+  double fetch_s = 0, forward_s = 0, backward_s = 0, dense_sync_s = 0, sparse_sync_s = 0, write_back_s = 0;
   double exposed_delayed_s = 0, optimizer_s = 0;
   void Add(const trainer::StepReport& r) {
     ++batches;
@@ -60,7 +60,8 @@ struct Totals {
     delayed += r.synced_delayed;
     private_rows += r.private_rows;
     fetch_s += r.fetch_s;
-    compute_s += r.compute_s;
+    forward_s += r.forward_s;
+    backward_s += r.backward_s;
     dense_sync_s += r.dense_sync_s;
     sparse_sync_s += r.sparse_sync_s;
     write_back_s += r.write_back_s;
@@ -170,16 +171,29 @@ std::string PhaseLine(const Totals& t, double per_batch_ms, bool pipelined) {
   std::ostringstream line;
   line << std::fixed << std::setprecision(2) << "  per batch (ms";
   if (pipelined) {
-    line << ", slowest trainer): waiting for rows " << t.fetch_s * per_batch_ms << ", forward+backward "
-         << t.compute_s * per_batch_ms << ", dense + critical sync " << t.dense_sync_s * per_batch_ms
+    line << ", slowest trainer): waiting for rows " << t.fetch_s * per_batch_ms << ", forward "
+         << t.forward_s * per_batch_ms << ", backward " << t.backward_s * per_batch_ms << ", dense + critical sync "
+         << t.dense_sync_s * per_batch_ms
          << " (of it exposed delayed sync " << t.exposed_delayed_s * per_batch_ms << "), optimizer "
          << t.optimizer_s * per_batch_ms;
   } else {
-    line << "): fetch " << t.fetch_s * per_batch_ms << ", forward+backward " << t.compute_s * per_batch_ms
+    line << "): fetch " << t.fetch_s * per_batch_ms << ", forward " << t.forward_s * per_batch_ms << ", backward "
+         << t.backward_s * per_batch_ms
          << ", dense sync " << t.dense_sync_s * per_batch_ms << ", sparse sync " << t.sparse_sync_s * per_batch_ms
          << ", write-back " << t.write_back_s * per_batch_ms;
   }
   return line.str();
+}
+
+// The same breakdown for metrics.jsonl: every phase, in ms per batch.
+std::string PhaseJson(const Totals& t, double per_batch_ms) {
+  std::ostringstream j;
+  j << std::setprecision(6) << "{\"fetch\":" << t.fetch_s * per_batch_ms << ",\"forward\":" << t.forward_s * per_batch_ms
+    << ",\"backward\":" << t.backward_s * per_batch_ms << ",\"dense_sync\":" << t.dense_sync_s * per_batch_ms
+    << ",\"exposed_delayed_sync\":" << t.exposed_delayed_s * per_batch_ms
+    << ",\"sparse_sync\":" << t.sparse_sync_s * per_batch_ms << ",\"write_back\":" << t.write_back_s * per_batch_ms
+    << ",\"optimizer\":" << t.optimizer_s * per_batch_ms << "}";
+  return j.str();
 }
 
 std::string EvalJson(uint64_t batches, const trainer::EvalReport& e) {
@@ -279,7 +293,8 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
             << ",\"unique_rows\":" << step.unique_rows << ",\"missed_rows\":" << step.missed_rows
             << ",\"fetched_rows\":" << step.fetched_rows << ",\"written_rows\":" << step.written_rows
             << ",\"critical_rows\":" << step.synced_critical << ",\"delayed_rows\":" << step.synced_delayed
-            << ",\"private_rows\":" << step.private_rows << ",\"compute_s\":" << step.compute_s << "}\n";
+            << ",\"private_rows\":" << step.private_rows << ",\"forward_s\":" << step.forward_s
+            << ",\"backward_s\":" << step.backward_s << "}\n";
 
     const double elapsed = std::chrono::duration<double>(Clock::now() - train_start).count();
     const bool last = planned != 0 && totals.batches >= planned;
@@ -378,6 +393,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   if (!oracle_json.empty()) metrics << "{\"event\":\"oracle\",\"stats\":" << oracle_json << "}\n";
   metrics << "{\"event\":\"summary\",\"batches\":" << totals.batches << ",\"samples\":" << totals.samples
           << ",\"seconds\":" << train_s << ",\"samples_per_s\":" << totals.samples / std::max(train_s, 1e-9)
+          << ",\"ms_per_batch\":" << PhaseJson(totals, per_batch)
           << ",\"shard_rows\":" << shard_rows << ",\"shard_bytes\":" << shard_bytes
           << ",\"fetched_bytes_per_batch\":" << totals.fetched * run.row_bytes() / b
           << ",\"written_bytes_per_batch\":" << totals.written * run.row_bytes() / b

@@ -166,7 +166,8 @@ Result<bool> LockstepRun::Step(StepReport* report) {
 // ---------------------------------------------------------------- shared steps
 
 double LockstepRun::ComputeAll(const data::Batch& batch,
-                               const std::vector<const std::vector<oracle::TableFeatures>*>& features) {
+                               const std::vector<const std::vector<oracle::TableFeatures>*>& features,
+                               StepReport* report) {
   const uint32_t W = trainers();
   const uint32_t n = static_cast<uint32_t>(batch.samples.size());
   const float grad_scale = 1.0f / static_cast<float>(n);
@@ -176,11 +177,23 @@ double LockstepRun::ComputeAll(const data::Batch& batch,
     slices_[w].Reset(batch.samples.num_dense, batch.samples.tables.size());
     slices_[w].Append(batch.samples, range.begin, range.end);
   }
-  auto work = [&](uint32_t w) { losses[w] = parts_->trainers[w]->Compute(slices_[w], *features[w], grad_scale); };
+  std::vector<double> forward_s(W, 0.0), backward_s(W, 0.0);
+  auto work = [&](uint32_t w) {
+    TrainerCore& core = *parts_->trainers[w];
+    const auto t0 = Clock::now();
+    core.Forward(slices_[w], *features[w]);
+    forward_s[w] = Since(t0);
+    const auto t1 = Clock::now();
+    losses[w] = core.Backward(slices_[w], *features[w], grad_scale);
+    backward_s[w] = Since(t1);
+  };
   std::vector<std::thread> threads;
   for (uint32_t w = 1; w < W; ++w) threads.emplace_back(work, w);
   work(0);
   for (auto& t : threads) t.join();
+  // The trainers run side by side: the slowest one's passes are the step's.
+  report->forward_s = *std::max_element(forward_s.begin(), forward_s.end());
+  report->backward_s = *std::max_element(backward_s.begin(), backward_s.end());
   double total = 0.0;
   for (double l : losses) total += l;  // rank order
   return total;
@@ -296,11 +309,9 @@ Result<bool> LockstepRun::StepPlanned(StepReport* report) {
   }
   report->fetch_s = Since(t0);
 
-  t0 = Clock::now();
   std::vector<const std::vector<oracle::TableFeatures>*> features(W);
   for (uint32_t w = 0; w < W; ++w) features[w] = &plan_.trainers[w].features;
-  report->loss_sum = ComputeAll(batch, features);
-  report->compute_s = Since(t0);
+  report->loss_sum = ComputeAll(batch, features, report);
 
   t0 = Clock::now();
   SyncDense();
@@ -399,11 +410,9 @@ Result<bool> LockstepRun::StepDirect(StepReport* report) {
   }
   report->fetch_s = Since(t0);
 
-  t0 = Clock::now();
   std::vector<const std::vector<oracle::TableFeatures>*> features(W);
   for (uint32_t w = 0; w < W; ++w) features[w] = &direct_features_[w];
-  report->loss_sum = ComputeAll(batch, features);
-  report->compute_s = Since(t0);
+  report->loss_sum = ComputeAll(batch, features, report);
 
   t0 = Clock::now();
   SyncDense();

@@ -101,8 +101,11 @@ class LockstepRun {
   // Whether a next planned batch exists, feeding the planner as needed.
   Result<bool> FeedPlanner();
   Status ChooseHotRows(const config::Config& cfg);
-  // Runs the W trainers' Compute on their slices of `batch`, in parallel.
-  double ComputeAll(const data::Batch& batch, const std::vector<const std::vector<oracle::TableFeatures>*>& features);
+  // Runs the W trainers' forward and backward passes on their slices of
+  // `batch`, in parallel; returns the losses' sum and sets the report's
+  // forward_s and backward_s (the slowest trainer's).
+  double ComputeAll(const data::Batch& batch, const std::vector<const std::vector<oracle::TableFeatures>*>& features,
+                    StepReport* report);
   void SyncDense();
   // Fetches rows (table, row, slot) from the shards into the given trainers' slots.
   Status FetchInto(const std::vector<oracle::RowSlot>& rows, const std::vector<uint32_t>& to_trainers);

@@ -175,7 +175,8 @@ Status PipelineRun::ReceiveOne(const std::string& waiting_for) {
         if (p.reports == 0) losses_[b].assign(trainers(), 0.0);
         losses_[b][w] = loss;
         r.fetch_s = std::max(r.fetch_s, times[kWaitRows]);
-        r.compute_s = std::max(r.compute_s, times[kCompute]);
+        r.forward_s = std::max(r.forward_s, times[kForward]);
+        r.backward_s = std::max(r.backward_s, times[kBackward]);
         r.dense_sync_s = std::max(r.dense_sync_s, times[kCriticalSync]);
         r.exposed_delayed_s = std::max(r.exposed_delayed_s, times[kExposedDelayed]);
         r.optimizer_s = std::max(r.optimizer_s, times[kApply]);

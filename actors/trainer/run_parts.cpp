@@ -114,11 +114,7 @@ Result<EvalReport> RunParts::Evaluate(uint64_t max_samples,
     pooled.resize(n * T() * width);
     logits.resize(n);
     PoolSlice(scorer.backend(), staged.data(), floats, width, scorer.pooling(), features, n, pooled.data());
-    models::SliceView view;
-    view.samples = n;
-    view.dense = block.dense.data();
-    view.labels = block.labels.data();
-    scorer.model().Predict(view, pooled.data(), logits.data());
+    scorer.model().Predict(ViewOf(block), pooled.data(), logits.data());
     metrics.Add(logits, block.labels);
     if (scores) {
       if (Status st = scores(block, logits); !st.ok()) return st;

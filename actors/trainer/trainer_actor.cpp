@@ -84,9 +84,12 @@ void TryAdvance(Self self) {
     for (const oracle::RowSlot& r : *list) (*st.args.cached)[CachedRowKey(r.table, r.row)] = r.slot;
   }
 
-  w.loss = core.Compute(w.slice.samples, w.plan.features, 1.0f / static_cast<float>(w.batch_samples));
+  core.Forward(w.slice.samples, w.plan.features);
+  const double forwarded = NowSeconds();
+  w.loss = core.Backward(w.slice.samples, w.plan.features, 1.0f / static_cast<float>(w.batch_samples));
   const double computed = NowSeconds();
-  w.times[kCompute] = computed - start;
+  w.times[kForward] = forwarded - start;
+  w.times[kBackward] = computed - forwarded;
   for (const oracle::RowSlot& r : w.plan.private_rows) {
     const float* g = core.RowGrad(r.slot);
     if (!g) return Fail(self, "batch " + std::to_string(st.next) + ": private row in slot " +

@@ -30,7 +30,7 @@
 namespace actorrec::trainer {
 
 // Indexes of the numbers a trainer reports with each settled batch.
-enum SettledTime : size_t { kWaitRows, kCompute, kCriticalSync, kExposedDelayed, kApply, kSettledTimes };
+enum SettledTime : size_t { kWaitRows, kForward, kBackward, kCriticalSync, kExposedDelayed, kApply, kSettledTimes };
 enum SettledCount : size_t {
   kPrefetched,       // rows this trainer fetched (shared + private misses)
   kPrivateMisses,

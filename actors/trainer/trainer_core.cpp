@@ -50,8 +50,15 @@ void TrainerCore::EnsureSlots(uint32_t slots) {
   grad_ptr_.resize(slots_, nullptr);
 }
 
-double TrainerCore::Compute(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
-                            float grad_scale) {
+models::SliceView ViewOf(const data::SampleBlock& samples) {
+  models::SliceView view;
+  view.samples = samples.size();
+  view.dense = samples.dense.data();
+  view.labels = samples.labels.data();
+  return view;
+}
+
+void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features) {
   ACTORREC_ASSERT(features.size() == tables_, "one TableFeatures per table");
   const size_t n = samples.size();
   const size_t pooled_floats = n * tables_ * width_;
@@ -60,12 +67,13 @@ double TrainerCore::Compute(const data::SampleBlock& samples, const std::vector<
     pooled_grad_.resize(pooled_floats);
   }
   PoolSlice(*backend_, cache_.data(), row_floats_, width_, pooling_, features, n, pooled_.data());
+  model_->Forward(ViewOf(samples), pooled_.data());
+}
 
-  models::SliceView view;
-  view.samples = n;
-  view.dense = samples.dense.data();
-  view.labels = samples.labels.data();
-  const double loss = model_->ForwardBackward(view, pooled_.data(), pooled_grad_.data(), grad_scale);
+double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
+                             float grad_scale) {
+  ACTORREC_ASSERT(features.size() == tables_, "one TableFeatures per table");
+  const double loss = model_->Backward(ViewOf(samples), pooled_.data(), pooled_grad_.data(), grad_scale);
 
   if (++stamp_ == 0) {  // wrapped: forget every old stamp
     std::fill(grad_stamp_.begin(), grad_stamp_.end(), 0);

@@ -31,13 +31,16 @@
 namespace actorrec::trainer {
 
 // Pools a slice's tables from `rows` (slot-major, row_stride floats a row)
-// into pooled[i · T·width + t · width + j]: the layout Model::ForwardBackward
+// into pooled[i · T·width + t · width + j]: the layout Model::Forward
 // reads. Used for training and for evaluation.
 void PoolSlice(gpu::Backend& backend, const float* rows, size_t row_stride, uint32_t width, gpu::Pooling pooling,
                const std::vector<oracle::TableFeatures>& features, size_t samples, float* pooled);
 
 // The SlotBags view of one table's features.
 gpu::SlotBags BagsOf(const oracle::TableFeatures& features);
+
+// The model's view of a block's labels and dense features.
+models::SliceView ViewOf(const data::SampleBlock& samples);
 
 class TrainerCore {
  public:
@@ -54,22 +57,25 @@ class TrainerCore {
   float* slot(uint32_t s) { return cache_.data() + size_t{s} * row_floats_; }
   const float* slot(uint32_t s) const { return cache_.data() + size_t{s} * row_floats_; }
 
-  // Forward and backward of the slice `samples` (labels, dense) whose sparse
+  // The forward pass of the slice `samples` (labels, dense) whose sparse
   // features are `features` (one per table, in table order, slots into this
-  // cache). grad_scale is 1 / global batch size, so that the trainers'
-  // gradients sum to the gradient of the batch's mean loss. Returns the sum
-  // of the slice's losses.
-  double Compute(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
-                 float grad_scale);
+  // cache): pooling by slot, then the model.
+  void Forward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features);
+  // Right after Forward with the same arguments: the backward pass, down to
+  // each touched row's gradient. grad_scale is 1 / global batch size, so
+  // that the trainers' gradients sum to the gradient of the batch's mean
+  // loss. Returns the sum of the slice's losses.
+  double Backward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
+                  float grad_scale);
 
-  // After Compute: this slice's gradient of the row in slot s (width()
+  // After Backward: this slice's gradient of the row in slot s (width()
   // floats), or nullptr when the slice did not touch it.
   const float* RowGrad(uint32_t s) const;
 
   // The row optimizer on slot s with `grad` (width() floats).
   void ApplyRow(uint32_t s, const float* grad) { row_optimizer_->Apply(slot(s), grad); }
 
-  // After Compute: this slice's dense gradient (the model's grads()).
+  // After Backward: this slice's dense gradient (the model's grads()).
   std::span<const float> dense_grads() const;
   // The dense optimizer step with the gradient summed over all trainers.
   void ApplyDense(std::span<const float> summed);

@@ -36,6 +36,9 @@ TEST_CASE("train on the embedded default starts every role, trains, learns and e
   }
   REQUIRE_THAT(r.output, Catch::Contains("summary: 512 batches, 1048576 samples"));
   REQUIRE_THAT(r.output, Catch::Contains("  bytes per batch: "));
+  // The iteration breakdown names forward and backward apart.
+  REQUIRE_THAT(r.output, Catch::Matches("(.|\\n)*per batch \\(ms, slowest trainer\\): waiting for rows [0-9.]+, "
+                                        "forward [0-9.]+, backward [0-9.]+, dense \\+ critical sync(.|\\n)*"));
   // The shard actors' own report of what they hold.
   REQUIRE_THAT(r.output, Catch::Matches("(.|\\n)*embedding shards: [1-9][0-9]* rows resident in 2 shard\\(s\\)(.|\\n)*"));
   // It learns: the held-out AUC of the generated data's hidden model is far
@@ -45,10 +48,12 @@ TEST_CASE("train on the embedded default starts every role, trains, learns and e
   std::string first;
   REQUIRE(std::getline(metrics, first));
   REQUIRE_THAT(first, Catch::StartsWith("{\"event\":\"batch\",\"epoch\":0,\"batch\":0,"));
+  REQUIRE_THAT(first, Catch::Matches(".*\"forward_s\":[0-9.e-]+,\"backward_s\":[0-9.e-]+\\}"));
   std::string line, last;
   while (std::getline(metrics, line)) last = line;
   REQUIRE_THAT(last, Catch::StartsWith("{\"event\":\"summary\","));
   REQUIRE_THAT(last, Catch::Contains("\"shard_bytes\":"));
+  REQUIRE_THAT(last, Catch::Contains("\"ms_per_batch\":{\"fetch\":"));
 }
 
 TEST_CASE("a subcommand that is not built yet says so and exits 6", "[cli]") {

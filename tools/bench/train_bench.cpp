@@ -111,7 +111,8 @@ ModeResult RunMode(const std::string& mode, int batches, double row_scale, int t
     ++timed;
     samples += step.samples;
     r.mean.fetch_s += step.fetch_s;
-    r.mean.compute_s += step.compute_s;
+    r.mean.forward_s += step.forward_s;
+    r.mean.backward_s += step.backward_s;
     r.mean.dense_sync_s += step.dense_sync_s;
     r.mean.sparse_sync_s += step.sparse_sync_s;
     r.mean.write_back_s += step.write_back_s;
@@ -122,7 +123,7 @@ ModeResult RunMode(const std::string& mode, int batches, double row_scale, int t
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   r.samples_per_s = samples / seconds;
   const double d = timed ? static_cast<double>(timed) : 1.0;
-  r.mean.fetch_s /= d, r.mean.compute_s /= d, r.mean.dense_sync_s /= d, r.mean.sparse_sync_s /= d,
+  r.mean.fetch_s /= d, r.mean.forward_s /= d, r.mean.backward_s /= d, r.mean.dense_sync_s /= d, r.mean.sparse_sync_s /= d,
       r.mean.write_back_s /= d;
   r.mean.unique_rows = static_cast<uint64_t>(r.mean.unique_rows / d);
   r.mean.fetched_rows = static_cast<uint64_t>(r.mean.fetched_rows / d);
@@ -149,8 +150,8 @@ int main(int argc, char** argv) {
               trainers, trainers, row_scale);
   std::printf("sgemm on the model's shapes: %.1f GFLOP/s over %d thread(s); %.2f MFLOP per sample -> roofline %.0f samples/s\n\n",
               gflops, trainers, flops / 1e6, roofline);
-  std::printf("%-22s %11s %9s %9s %9s %9s %9s %9s %9s %9s\n", "mode (driver)", "samples/s", "/roofline", "fetch ms",
-              "fwd+bwd", "dense", "sparse", "wb ms", "fetched", "written");
+  std::printf("%-22s %11s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "mode (driver)", "samples/s", "/roofline",
+              "fetch ms", "fwd ms", "bwd ms", "dense", "sparse", "wb ms", "fetched", "written");
   std::printf("(lockstep: phases one after another; actors: fetch = waiting for rows, dense = dense + critical sync,\n"
               " sparse and write-back in the background)\n");
   double ideal_rate = 0;
@@ -165,8 +166,9 @@ int main(int argc, char** argv) {
                               : RunMode<trainer::LockstepRun>(mode, batches, row_scale, trainers);
     if (std::string(mode) == "ideal") ideal_rate = r.samples_per_s;
     const std::string name = std::string(mode) + (row.actors ? " (actors)" : " (lockstep)");
-    std::printf("%-22s %11.0f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9llu %9llu\n", name.c_str(), r.samples_per_s,
-                r.samples_per_s / roofline, r.mean.fetch_s * 1e3, r.mean.compute_s * 1e3, r.mean.dense_sync_s * 1e3,
+    std::printf("%-22s %11.0f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9llu %9llu\n", name.c_str(),
+                r.samples_per_s, r.samples_per_s / roofline, r.mean.fetch_s * 1e3, r.mean.forward_s * 1e3,
+                r.mean.backward_s * 1e3, r.mean.dense_sync_s * 1e3,
                 r.mean.sparse_sync_s * 1e3, r.mean.write_back_s * 1e3,
                 static_cast<unsigned long long>(r.mean.fetched_rows),
                 static_cast<unsigned long long>(r.mean.written_rows));
