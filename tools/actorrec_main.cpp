@@ -60,12 +60,9 @@ int Train(const std::string& config_path, const std::string& log_level, const Tr
             << ", " << cfg.cluster.TotalTrainers() << " trainer(s), " << cfg.cluster.TotalShards()
             << " embedding shard(s)\n"
             << "backend: " << gpu::DescribeBackend(gpu::ProbeDevices()) << "\n";
-  // The control plane first: every role's actor starts, registers and
-  // heartbeats. Training then runs the data plane's actors
-  // (actors/trainer/pipeline_run.hpp), or the lockstep driver for the modes
-  // without an oracle.
-  const int code = RunInProcess(cfg, std::cout);
-  if (code != kExitOk) return code;
+  // The actor pipeline (actors/trainer/pipeline_run.hpp) starts the control
+  // plane with it: its own actors register with the supervisor. The
+  // lockstep driver, for the modes without an oracle, has no role actors.
   return TrainConfig(cfg, options, std::cout, std::cerr);
 }
 

@@ -136,12 +136,14 @@ Result<std::unique_ptr<Run>> CreateRun(const config::Config& cfg, const TrainOpt
     if (!run.ok()) return run.status();
     out << "training with the actor pipeline: oracle, shards, cache partitions, trainers and sync schedulers "
            "exchanging messages, prefetch and delayed sync overlapping compute\n";
+    if (Status s = (*run)->StartControlPlane(cfg, out); !s.ok()) return s;
     return std::unique_ptr<Run>(std::make_unique<RunOf<trainer::PipelineRun>>(std::move(run).value()));
   }
   auto run = options.resume_dir.empty() ? trainer::LockstepRun::Create(cfg)
                                         : trainer::LockstepRun::Resume(cfg, options.resume_dir);
   if (!run.ok()) return run.status();
-  out << "training with the lockstep driver: every role's core in this process, trainers in parallel"
+  out << "training with the lockstep driver: every role's core called in turn on this thread, trainers in "
+         "parallel, no role actors"
       << (options.lockstep ? " (--lockstep)" : ", as this mode has no oracle") << "\n";
   return std::unique_ptr<Run>(std::make_unique<RunOf<trainer::LockstepRun>>(std::move(run).value()));
 }

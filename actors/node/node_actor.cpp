@@ -59,14 +59,22 @@ std::string Coordinator(Self self) {
 void Start(Self self) {
   auto& st = self->state;
   const config::Member* me = st.args.config.cluster.Find(st.args.member);
+  size_t hosted = 0;
   for (const auto& planned : ActorsOf(*me)) {
-    st.children.push_back(SpawnRoleShell(self, st.args.member, planned, st.args.supervisor));
+    caf::actor actor = st.args.hosting ? st.args.hosting(planned) : caf::actor{};
+    if (actor) {
+      self->send(st.args.supervisor, RegisterFrame(st.args.member, planned), actor);
+      ++hosted;
+    } else {
+      st.children.push_back(SpawnRoleShell(self, st.args.member, planned, st.args.supervisor));
+    }
   }
   st.running = true;
   st.last_reply = Clock::now();
   self->monitor(st.args.supervisor);
   self->send(self, tick_atom::value);
-  spdlog::info("joined {}; started {} actor(s)", Coordinator(self), st.children.size());
+  spdlog::info("joined {}; started {} role shell(s), registered {} actor(s) of this process", Coordinator(self),
+               st.children.size(), hosted);
 }
 
 void SendJoin(Self self, const std::string& nonce) {

@@ -1,5 +1,5 @@
 // The node: one per process and member. It joins the supervisor (proving the
-// cluster secret), spawns the member's actors, heartbeats, and ends when the
+// cluster secret), registers or spawns the member's actors, heartbeats, and ends when the
 // supervisor says Stop or is lost.
 //
 // Protocol: sends Hello, Join, Heartbeat to the supervisor; receives Stop and
@@ -13,10 +13,12 @@
 
 #include <caf/actor.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "actors/common/exit_codes.hpp"
+#include "actors/node/actor_plan.hpp"
 #include "configs/config.hpp"
 
 namespace actorrec {
@@ -27,6 +29,11 @@ struct NodeArgs {
   caf::actor supervisor;             // local, or the middleman's proxy of a remote one
   std::string supervisor_endpoint;   // "127.0.0.1:7701", for messages; empty when in this process
   std::shared_ptr<Outcome> outcome;
+  // The actor that plays a planned role actor of this member, started and
+  // stopped by the caller (the training pipeline of `actorrec train`); the
+  // node registers it with the supervisor. Empty, or null for a role: the
+  // node starts a shell in its place (role_shell.hpp).
+  std::function<caf::actor(const PlannedActor&)> hosting;
 };
 
 caf::actor SpawnNode(caf::actor_system& sys, NodeArgs args);

@@ -20,18 +20,22 @@ caf::behavior RoleShell(caf::stateful_actor<RoleShellState>* self, std::string m
   self->state.actor_name = planned.name;
   self->state.name = self->state.actor_name.c_str();
   self->set_default_handler(ReportUnexpected);
-  self->send(supervisor, wire::Encode<wire::Register>([&](wire::Register::Builder b) {
-    b.setMember(wire::AsText(member));
-    b.setRole(planned.role);
-    b.setIndex(planned.index);
-    b.setName(wire::AsText(planned.name));
-  }));
+  self->send(supervisor, RegisterFrame(member, planned));
   return {
       [=](stop_atom) { self->quit(); },
   };
 }
 
 }  // namespace
+
+wire::Frame<wire::Register> RegisterFrame(const std::string& member, const PlannedActor& planned) {
+  return wire::Encode<wire::Register>([&](wire::Register::Builder b) {
+    b.setMember(wire::AsText(member));
+    b.setRole(planned.role);
+    b.setIndex(planned.index);
+    b.setName(wire::AsText(planned.name));
+  });
+}
 
 caf::actor SpawnRoleShell(caf::local_actor* parent, const std::string& member, const PlannedActor& planned,
                           const caf::actor& supervisor) {

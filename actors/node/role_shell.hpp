@@ -1,10 +1,11 @@
-// The part every role actor shares: it registers with the supervisor under
-// its planned name and ends with its node.
+// A role actor's registration with the supervisor, and the shell a node
+// starts for a role whose actor its process does not run.
 //
-// Until a role's own actor lands (sampler and data: issue 3, oracle: 4,
-// shards, caches, trainers, sync: 5), the node runs this shell alone in its
-// place, so that membership, monitoring and the inspector see the whole
-// cluster. It does no training work.
+// A member that runs no training (`actorrec node` until the pipeline spans
+// processes, issue 6) starts this shell in each role's place, so that
+// membership, monitoring and the inspector see the whole cluster; it does
+// no training work. In `actorrec train` the node registers the training
+// pipeline's own actors instead (NodeArgs::hosting).
 #pragma once
 
 #include <caf/fwd.hpp>
@@ -12,8 +13,12 @@
 #include <string>
 
 #include "actors/node/actor_plan.hpp"
+#include "messages/kinds.hpp"
 
 namespace actorrec {
+
+// The Register message of `planned` on `member`.
+wire::Frame<wire::Register> RegisterFrame(const std::string& member, const PlannedActor& planned);
 
 caf::actor SpawnRoleShell(caf::local_actor* parent, const std::string& member, const PlannedActor& planned,
                           const caf::actor& supervisor);

@@ -111,64 +111,107 @@ void PrintActors(std::ostream& out, const config::ClusterConfig& cluster, const 
   for (const auto& r : rows) out << "  " << std::left << std::setw(14) << r.member << std::setw(22) << r.name << r.role << "\n";
 }
 
+// The control plane of a one-process run: inspector, supervisor and a node
+// per member, talking directly (no network).
+struct ControlPlane {
+  std::shared_ptr<Outcome> outcome = std::make_shared<Outcome>();
+  caf::actor inspector, supervisor;
+  std::vector<caf::actor> nodes;
+  std::vector<std::shared_ptr<std::atomic<bool>>> done;  // supervisor and nodes
+};
+
+ControlPlane SpawnControlPlane(caf::actor_system& sys, const config::Config& cfg,
+                               const std::function<caf::actor(const PlannedActor&)>& hosting) {
+  ControlPlane cp;
+  cp.inspector = SpawnInspector(sys);
+  cp.supervisor = SpawnSupervisor(sys, {cfg, cp.inspector, cp.outcome});
+  cp.done.push_back(WatchDone(cp.supervisor));
+  for (const auto& m : cfg.cluster.members) {
+    NodeArgs node{cfg, m.name, cp.supervisor, "", cp.outcome, hosting};
+    cp.nodes.push_back(SpawnNode(sys, std::move(node)));
+    cp.done.push_back(WatchDone(cp.nodes.back()));
+  }
+  return cp;
+}
+
+// Waits until every member joined and every role actor registered
+// (cluster.join_timeout_ms) and two heartbeat rounds passed, then prints the
+// actors to `out`. OK, or why the cluster did not come up.
+Status AwaitReady(caf::actor_system& sys, const config::Config& cfg, const ControlPlane& cp, Clock::time_point started,
+                  std::ostream& out) {
+  caf::scoped_actor self{sys};
+  const auto join_timeout = std::chrono::milliseconds(cfg.cluster.join_timeout_ms);
+  Status status = Status::Ok();
+  self->request(cp.supervisor, join_timeout, ready_atom::value)
+      .receive(
+          [&](uint32_t actors) {
+            const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
+            out << "cluster up in " << ms.count() << " ms: " << cfg.cluster.members.size() << " member(s), " << actors
+                << " role actors registered with the supervisor\n";
+          },
+          [&](caf::error& e) { status = Status::Unavailable("the cluster did not come up: " + sys.render(e)); });
+  if (!status.ok()) return status;
+  // Two heartbeat rounds: every node has been heard and answered.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2 * cfg.cluster.heartbeat_ms + 50));
+  auto query = wire::Encode<wire::InspectorQuery>([](wire::InspectorQuery::Builder b) { b.setListActors(); });
+  self->request(cp.inspector, std::chrono::seconds(5), query)
+      .receive(
+          [&](const wire::Frame<wire::InspectorReply>& frame) {
+            auto reply = wire::Open(frame);
+            if (reply.ok()) PrintActors(out, cfg.cluster, reply->root());
+          },
+          [&](caf::error& e) { spdlog::error("the inspector did not answer: {}", sys.render(e)); });
+  return Status::Ok();
+}
+
 }  // namespace
 
-int RunInProcess(const config::Config& cfg, std::ostream& out) {
-  const sigset_t signals = BlockStopSignals();
-  auto outcome = std::make_shared<Outcome>();
-  auto sc = MakeSystemConfig();
-  caf::actor_system sys{sc};
+struct InProcessControl::Parts {
+  ControlPlane cp;
+};
+
+Result<std::unique_ptr<InProcessControl>> InProcessControl::Start(
+    caf::actor_system& sys, const config::Config& cfg, const std::function<caf::actor(const PlannedActor&)>& hosting,
+    std::ostream& out) {
   const auto started = Clock::now();
-
-  auto inspector = SpawnInspector(sys);
-  auto supervisor = SpawnSupervisor(sys, {cfg, inspector, outcome});
-  std::vector<std::shared_ptr<std::atomic<bool>>> done{WatchDone(supervisor)};
-  std::vector<caf::actor> nodes;
-  for (const auto& m : cfg.cluster.members) {
-    nodes.push_back(SpawnNode(sys, {cfg, m.name, supervisor, "", outcome}));
-    done.push_back(WatchDone(nodes.back()));
+  std::unique_ptr<InProcessControl> control(new InProcessControl());
+  control->parts_ = std::make_unique<Parts>(Parts{SpawnControlPlane(sys, cfg, hosting)});
+  if (Status s = AwaitReady(sys, cfg, control->parts_->cp, started, out); !s.ok()) {
+    control->parts_->cp.outcome->Set(kExitFailure);
+    control->End(wire::Stop::Reason::FAILED, s.message());
+    return s;
   }
+  return control;
+}
 
-  {
-    caf::scoped_actor self{sys};
-    const auto join_timeout = std::chrono::milliseconds(cfg.cluster.join_timeout_ms);
-    bool ready = false;
-    self->request(supervisor, join_timeout, ready_atom::value)
-        .receive([&](uint32_t actors) {
-                   ready = true;
-                   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
-                   out << "cluster up in " << ms.count() << " ms: " << cfg.cluster.members.size() << " member(s), "
-                       << actors << " role actors registered with the supervisor\n";
-                 },
-                 [&](caf::error& e) { spdlog::error("the cluster did not come up: {}", sys.render(e)); });
-    if (ready) {
-      // Two heartbeat rounds: every node has been heard and answered.
-      std::this_thread::sleep_for(std::chrono::milliseconds(2 * cfg.cluster.heartbeat_ms + 50));
-      auto query = wire::Encode<wire::InspectorQuery>([](wire::InspectorQuery::Builder b) { b.setListActors(); });
-      self->request(inspector, std::chrono::seconds(5), query)
-          .receive(
-              [&](const wire::Frame<wire::InspectorReply>& frame) {
-                auto reply = wire::Open(frame);
-                if (reply.ok()) PrintActors(out, cfg.cluster, reply->root());
-              },
-              [&](caf::error& e) { spdlog::error("the inspector did not answer: {}", sys.render(e)); });
-      self->send(supervisor, stop_atom::value,
-                 StopFrame(wire::Stop::Reason::FINISHED, "every role started and exchanged its first messages"));
-    } else {
-      outcome->Set(kExitFailure);
-      self->send(supervisor, stop_atom::value, StopFrame(wire::Stop::Reason::FAILED, "the cluster did not come up"));
+InProcessControl::~InProcessControl() { Stop("the run ended"); }
+
+int InProcessControl::Stop(const std::string& why) {
+  if (parts_) End(wire::Stop::Reason::FINISHED, why);
+  return code_;
+}
+
+void InProcessControl::End(wire::Stop::Reason reason, const std::string& why) {
+  ControlPlane& cp = parts_->cp;
+  caf::anon_send(cp.supervisor, stop_atom::value, StopFrame(reason, why));
+  // The supervisor tells every node to stop; both end within the
+  // supervisor's stop grace, after which what is left is killed.
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    bool all = true;
+    for (const auto& d : cp.done) all = all && d->load();
+    if (all) break;
+    if (Clock::now() > deadline) {
+      spdlog::warn("the control plane did not stop in 10 s; stopping it at once");
+      for (const auto& n : cp.nodes) caf::anon_send_exit(n, caf::exit_reason::kill);
+      caf::anon_send_exit(cp.supervisor, caf::exit_reason::kill);
+      break;
     }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-
-  WaitForEnd(
-      signals, done,
-      [&](int sig) {
-        caf::anon_send(supervisor, stop_atom::value,
-                       StopFrame(wire::Stop::Reason::INTERRUPTED, std::string("signal ") + strsignal(sig)));
-      },
-      nodes);
-  caf::anon_send_exit(inspector, caf::exit_reason::user_shutdown);
-  return outcome->code();
+  caf::anon_send_exit(cp.inspector, caf::exit_reason::user_shutdown);
+  code_ = cp.outcome->code();
+  parts_.reset();
 }
 
 int RunMember(const config::Config& cfg, const std::string& member) {
@@ -223,7 +266,9 @@ int RunMember(const config::Config& cfg, const std::string& member) {
     }
   }
 
-  auto node = SpawnNode(sys, {cfg, member, supervisor, is_coordinator ? "" : endpoint, outcome});
+  // Every role of a member process is a shell until the pipeline spans
+  // processes (issue 6).
+  auto node = SpawnNode(sys, {cfg, member, supervisor, is_coordinator ? "" : endpoint, outcome, {}});
   done.push_back(WatchDone(node));
   WaitForEnd(
       signals, done,

@@ -5,17 +5,53 @@
 // cleanly; a second signal ends it at once.
 #pragma once
 
+#include <caf/fwd.hpp>
+
+#include <functional>
 #include <iosfwd>
+#include <memory>
 #include <string>
 
+#include "actors/node/actor_plan.hpp"
+#include "base/status.hpp"
 #include "configs/config.hpp"
+#include "messages/control.capnp.h"
 
 namespace actorrec {
 
-// Starts every member of `cfg.cluster` in this process with no network,
-// waits until all of their actors have registered and exchanged heartbeats,
-// prints the actors that ran to `out`, and stops them.
-int RunInProcess(const config::Config& cfg, std::ostream& out);
+// The control plane of `actorrec train`: the inspector, the supervisor and a
+// node per member of `cfg.cluster` in the caller's actor system, with no
+// network. The nodes register the caller's own role actors (`hosting`
+// returns the actor that plays a planned one; null: a shell stands in), so
+// the supervisor monitors and the inspector lists the actors that train.
+class InProcessControl {
+ public:
+  // Starts it, waits until every member joined and every role actor
+  // registered (cluster.join_timeout_ms), and prints the actors to `out`.
+  // Unavailable when the cluster does not come up in time.
+  static Result<std::unique_ptr<InProcessControl>> Start(
+      caf::actor_system& sys, const config::Config& cfg, const std::function<caf::actor(const PlannedActor&)>& hosting,
+      std::ostream& out);
+
+  InProcessControl(const InProcessControl&) = delete;
+  InProcessControl& operator=(const InProcessControl&) = delete;
+  // Stop("the run ended") unless stopped.
+  ~InProcessControl();
+
+  // Ends the run (Stop finished, `why`) and waits for the supervisor and the
+  // nodes to end; call before the hosted actors stop, or the supervisor
+  // reports their stopping as a failure. Returns the exit code the control
+  // plane settled on. Later calls only return it.
+  int Stop(const std::string& why);
+
+ private:
+  struct Parts;
+  InProcessControl() = default;
+  void End(wire::Stop::Reason reason, const std::string& why);
+
+  std::unique_ptr<Parts> parts_;  // null once stopped
+  int code_ = 0;
+};
 
 // Runs `member` of `cfg.cluster`. The coordinator listens on its configured
 // address and port; the others connect to it, retrying until

@@ -177,7 +177,9 @@ caf::result<caf::message> Admit(Self self, const wire::Frame<wire::Join>& frame)
   }));
 }
 
-void Register(Self self, const wire::Frame<wire::Register>& frame) {
+// `who` is the registering actor: the sender, or an actor its node started
+// and registers (actors/node/node_actor.hpp, NodeArgs::hosting).
+void Register(Self self, const wire::Frame<wire::Register>& frame, const caf::actor& who) {
   auto& st = self->state;
   auto reg = wire::Open(frame);
   if (!reg.ok()) {
@@ -191,11 +193,13 @@ void Register(Self self, const wire::Frame<wire::Register>& frame) {
     spdlog::warn("ignored Register of '{}' from member '{}', which has not joined", name, member);
     return;
   }
-  auto sender = self->current_sender();
-  auto addr = caf::actor_cast<caf::actor_addr>(sender);
-  st.actors[addr] = {member, name};
-  self->monitor(sender);
-  if (st.inspector) self->send(st.inspector, frame, caf::actor_cast<caf::actor>(sender));
+  if (!who) {
+    spdlog::warn("ignored Register of '{}' from member '{}' without an actor", name, member);
+    return;
+  }
+  st.actors[who.address()] = {member, name};
+  self->monitor(who);
+  if (st.inspector) self->send(st.inspector, frame, who);
   spdlog::debug("registered {} on '{}'", name, member);
   CheckReady(self);
 }
@@ -280,7 +284,10 @@ caf::behavior Supervisor(Self self, SupervisorArgs args) {
   return {
       [=](const wire::Frame<wire::Hello>& f) { return Challenge(self, f); },
       [=](const wire::Frame<wire::Join>& f) { return Admit(self, f); },
-      [=](const wire::Frame<wire::Register>& f) { Register(self, f); },
+      [=](const wire::Frame<wire::Register>& f) {
+        Register(self, f, caf::actor_cast<caf::actor>(self->current_sender()));
+      },
+      [=](const wire::Frame<wire::Register>& f, const caf::actor& who) { Register(self, f, who); },
       [=](const wire::Frame<wire::Heartbeat>& f) { return AnswerHeartbeat(self, f); },
       [=](tick_atom) { Tick(self); },
       [=](ready_atom) {

@@ -9,6 +9,7 @@
 
 #include "actors/common/atoms.hpp"
 #include "actors/embedding/shard_actor.hpp"
+#include "actors/node/runtime.hpp"
 #include "actors/oracle/oracle_actor.hpp"
 #include "actors/oracle/planner_options.hpp"
 #include "actors/sampler/sampler_actor.hpp"
@@ -129,21 +130,73 @@ Result<std::unique_ptr<PipelineRun>> PipelineRun::Create(const config::Config& c
   (*run->driver_)->send(run->oracle_, trainers, sampler_actor);
 
   run->shard_actors_ = shards;
+  run->sampler_ = sampler_actor;
+  run->trainer_actors_ = trainers;
+  run->partition_actors_ = partitions;
+  run->scheduler_actors_ = schedulers;
   for (auto* group : {&shards, &partitions, &schedulers, &trainers}) {
     run->actors_.insert(run->actors_.end(), group->begin(), group->end());
   }
   run->actors_.push_back(run->oracle_);
   run->actors_.push_back(sampler_actor);
+  // The driver watches every actor: one that stops mid-run (a crash, a
+  // kill) ends the run promptly with its name, not after a stall.
+  auto name = [&](const caf::actor& a, std::string n) { run->actor_names_[a.address()] = std::move(n); };
+  for (uint32_t s = 0; s < S; ++s) name(shards[s], "embedding_shard[" + std::to_string(s) + "]");
+  for (uint32_t w = 0; w < W; ++w) {
+    name(trainers[w], "trainer[" + std::to_string(w) + "]");
+    name(partitions[w], "cache_partition[" + std::to_string(w) + "]");
+    name(schedulers[w], "sync_scheduler[" + std::to_string(w) + "]");
+  }
+  name(run->oracle_, "oracle");
+  name(sampler_actor, "batch_sampler");
+  for (const caf::actor& a : run->actors_) (*run->driver_)->monitor(a);
   return run;
 }
 
 PipelineRun::~PipelineRun() {
   if (!system_) return;
+  // The supervisor first: it would take the actors' ending for a failure.
+  if (control_) control_->Stop("training finished");
+  control_.reset();
   for (const caf::actor& a : actors_) (*driver_)->send(a, stop_atom::value);
+  // Every handle goes: the system's destructor waits for detached actors,
+  // which wait until nothing refers to them.
   actors_.clear();
-  oracle_ = nullptr;
+  oracle_ = sampler_ = nullptr;
+  for (auto* group : {&shard_actors_, &trainer_actors_, &partition_actors_, &scheduler_actors_}) group->clear();
   driver_.reset();
   system_.reset();  // waits for every actor to end
+}
+
+Status PipelineRun::InjectActorFailure(const std::string& name) {
+  for (const auto& [address, actor_name] : actor_names_) {
+    if (actor_name != name) continue;
+    caf::anon_send_exit(address, caf::exit_reason::kill);
+    return Status::Ok();
+  }
+  return Status::NotFound("the pipeline has no actor named '" + name + "'");
+}
+
+Status PipelineRun::StartControlPlane(const config::Config& cfg, std::ostream& out) {
+  auto hosting = [this](const PlannedActor& planned) -> caf::actor {
+    auto at = [&](const std::vector<caf::actor>& actors) {
+      return planned.index < actors.size() ? actors[planned.index] : caf::actor{};
+    };
+    switch (planned.role) {
+      case wire::Role::SAMPLER: return sampler_;
+      case wire::Role::ORACLE: return oracle_;
+      case wire::Role::EMBEDDING: return at(shard_actors_);
+      case wire::Role::TRAINER: return at(trainer_actors_);
+      case wire::Role::CACHE_PARTITION: return at(partition_actors_);
+      case wire::Role::SYNC_SCHEDULER: return at(scheduler_actors_);
+      default: return caf::actor{};
+    }
+  };
+  auto control = InProcessControl::Start(*system_, cfg, hosting, out);
+  if (!control.ok()) return control.status();
+  control_ = std::move(control).value();
+  return Status::Ok();
 }
 
 std::string PipelineRun::Progress() const {
@@ -199,6 +252,13 @@ Status PipelineRun::ReceiveOne(const std::string& waiting_for) {
       },
       [&](end_atom, uint64_t batches) { end_ = static_cast<int64_t>(batches); },
       [&](report_atom, const std::string& report) { lookahead_report_ = report; },
+      [&](const caf::down_msg& down) {
+        if (!error_.empty()) return;
+        auto it = actor_names_.find(down.source);
+        const std::string name = it != actor_names_.end() ? it->second : "an actor of the pipeline";
+        error_ = "actor " + name + " stopped (" + caf::to_string(down.reason) + "); last completed batch " +
+                 std::to_string(next_report_ - 1) + "; " + Progress();
+      },
       caf::after(std::chrono::milliseconds(static_cast<int64_t>(options_.stall_seconds * 1000))) >> [&] { stalled = true; });
   if (!error_.empty()) return Status::Unavailable(error_);
   if (stalled) {

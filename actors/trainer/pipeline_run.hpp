@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <string>
@@ -32,6 +33,10 @@ class actor_system;
 class actor_system_config;
 class scoped_actor;
 }  // namespace caf
+
+namespace actorrec {
+class InProcessControl;
+}  // namespace actorrec
 
 namespace actorrec::trainer {
 
@@ -51,7 +56,21 @@ class PipelineRun {
   // ideal: LockstepRun runs them) and whatever RunParts::Create refuses.
   static Result<std::unique_ptr<PipelineRun>> Create(const config::Config& cfg, Options options);
   static Result<std::unique_ptr<PipelineRun>> Create(const config::Config& cfg) { return Create(cfg, Options{}); }
+  // Stops the control plane, if started, then every actor.
   ~PipelineRun();
+
+  // Starts the control plane of `cfg.cluster` in this run's actor system
+  // (actors/node/runtime.hpp, InProcessControl): its nodes register this
+  // run's sampler, oracle, shards, cache partitions, trainers and sync
+  // schedulers with the supervisor, which monitors them, and the inspector
+  // lists them; prints them to `out`. Unavailable when the cluster does not
+  // come up within cluster.join_timeout_ms.
+  Status StartControlPlane(const config::Config& cfg, std::ostream& out);
+
+  // Fault injection for tests and drills: kills the actor `name`
+  // ("trainer[1]", "oracle", the names StartControlPlane prints) as a crash
+  // would. The run then fails promptly, naming it. NotFound for no such actor.
+  Status InjectActorFailure(const std::string& name);
 
   // The next global batch, once every trainer has settled it. Ok(false)
   // after the last one.
@@ -109,8 +128,11 @@ class PipelineRun {
   std::unique_ptr<caf::actor_system> system_;
   std::unique_ptr<caf::scoped_actor> driver_;
   std::vector<caf::actor> actors_;  // everything spawned, stopped in the destructor
-  caf::actor oracle_;
+  caf::actor oracle_, sampler_;
   std::vector<caf::actor> shard_actors_;
+  std::vector<caf::actor> trainer_actors_, partition_actors_, scheduler_actors_;  // per trainer
+  std::map<caf::actor_addr, std::string> actor_names_;  // every actor spawned, by its planned name
+  std::unique_ptr<InProcessControl> control_;
   std::vector<CachedRows> cached_;  // per trainer
 
   int64_t first_batch_ = 0;

@@ -3,6 +3,9 @@
 // prefetch, sync and write-back did to the timing.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <sstream>
+
 #include "actors/trainer/lockstep_run.hpp"
 #include "actors/trainer/pipeline_run.hpp"
 #include "configs/config.hpp"
@@ -196,4 +199,42 @@ TEST_CASE("the shard actors report what they hold, the oracle its plan statistic
   }
 }
 
+}  // namespace actorrec::trainer
+
+namespace actorrec::trainer {
+namespace {
+
+TEST_CASE("the pipeline's own actors register with the supervisor; one that dies ends the run naming it",
+          "[trainer][pipeline]") {
+  Case c;
+  c.mode = "lrpp_delayed";
+  c.trainers = 2;
+  c.batches = 40;
+  const config::Config cfg = config::ParseConfig(ConfigText(c), "pipeline.toml");
+  PipelineRun::Options options;
+  options.stall_seconds = 120;  // the failure must show long before a stall would
+  options.pause_every = 3;      // quiet after batch 2: no batch beyond it is planned before the kill
+  auto run = PipelineRun::Create(cfg, options);
+  REQUIRE(run.ok());
+  std::ostringstream out;
+  REQUIRE((*run)->StartControlPlane(cfg, out).ok());
+  const size_t actors = 2 + cfg.cluster.TotalShards() + 3 * cfg.cluster.TotalTrainers();
+  CHECK_THAT(out.str(), Catch::Contains(std::to_string(actors) + " role actors registered with the supervisor"));
+  for (const char* name : {"trainer[1]", "cache_partition[0]", "sync_scheduler[1]", "embedding_shard[0]", "oracle"}) {
+    CHECK_THAT(out.str(), Catch::Contains(name));
+  }
+  StepReport step;
+  for (int b = 0; b < 3; ++b) REQUIRE(*(*run)->Step(&step));
+  CHECK((*run)->InjectActorFailure("no_such_actor").code() == Status::Code::kNotFound);
+  REQUIRE((*run)->InjectActorFailure("trainer[1]").ok());
+  const auto killed = std::chrono::steady_clock::now();
+  Result<bool> more = true;
+  while (more.ok() && *more) more = (*run)->Step(&step);
+  REQUIRE_FALSE(more.ok());
+  CHECK_THAT(more.status().message(), Catch::Contains("actor trainer[1] stopped"));
+  CHECK_THAT(more.status().message(), Catch::Contains("last completed batch"));
+  CHECK(std::chrono::steady_clock::now() - killed < std::chrono::seconds(60));
+}
+
+}  // namespace
 }  // namespace actorrec::trainer
