@@ -167,6 +167,11 @@ class LookaheadCore {
   std::vector<uint32_t> group_;           // slots of the private misses
   std::vector<uint32_t> next_group_;      // per trainer: its private misses given a slot so far
   std::vector<uint32_t> retired_;         // slots freed after the batch
+  std::vector<uint64_t> history_;         // per row of the partition: (slot + 1) << 1 | used after the batch
+  struct Fresh {
+    uint32_t table, entry;
+  };
+  std::vector<Fresh> fresh_;  // shared misses used after the batch: their new slot goes to the state
   std::vector<RowSlot*> own_prefetch_, own_rows_;  // per trainer: write cursors into its lists
 
   // Rows written so far to each list of the plan being built.
