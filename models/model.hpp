@@ -93,6 +93,7 @@ class Model {
   // one first-order weight (the last float) for Wide&Deep and DeepFM.
   uint32_t embedding_width() const { return width_; }
   std::span<float> params() { return params_; }
+  std::span<const float> params() const { return params_; }
   std::span<float> grads() { return grads_; }
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
   const ModelSpec& spec() const { return spec_; }

@@ -4,12 +4,14 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <string>
 
 #include "actors/common/exit_codes.hpp"
 #include "actors/node/member_select.hpp"
 #include "actors/node/runtime.hpp"
+#include "actors/trainer/pipeline_run.hpp"
 #include "base/logging.hpp"
 #include "base/version.hpp"
 #include "configs/config.hpp"
@@ -80,7 +82,20 @@ int Node(const std::string& config_path, const std::string& member_flag, const s
     return kExitUsage;
   }
   if (!StartLogging(*member, log_level, cfg)) return kExitUsage;
-  return RunMember(cfg, *member);
+  MemberWork work;
+  work.drive = [&](caf::actor_system& sys, const caf::actor& supervisor, const MemberWork::EndRun& end_run) {
+    const trainer::ClusterSeat seat{&sys, supervisor, *member};
+    TrainOptions options;
+    options.cluster = &seat;
+    options.before_teardown = end_run;
+    return TrainConfig(cfg, options, std::cout, std::cerr);
+  };
+  work.host = [&](caf::actor_system& sys, const caf::actor& supervisor) -> Result<std::shared_ptr<void>> {
+    auto hosted = trainer::MemberPipeline::Start(cfg, {&sys, supervisor, *member});
+    if (!hosted.ok()) return hosted.status();
+    return std::shared_ptr<void>(std::move(hosted).value());
+  };
+  return RunMember(cfg, *member, work);
 }
 
 int NotBuilt(const std::string& subcommand, const std::string& what) {
@@ -161,7 +176,15 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
   if (train->parsed()) return Train(config_path, log_level, train_options);
-  if (node->parsed()) return Node(config_path, member, role, rank, log_level);
+  if (node->parsed()) {
+    // RunMember leaves its actor system running (runtime.hpp): end here,
+    // without the static destructors its threads could still touch.
+    const int code = Node(config_path, member, role, rank, log_level);
+    std::cout.flush();
+    std::cerr.flush();
+    spdlog::shutdown();
+    std::_Exit(code);
+  }
   if (app.got_subcommand("data")) {
     if (!InitLogging("data", log_level.empty() ? "info" : log_level)) return kExitUsage;
     return run_data();

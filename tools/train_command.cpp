@@ -18,6 +18,7 @@
 #include "actors/common/exit_codes.hpp"
 #include "actors/trainer/lockstep_run.hpp"
 #include "actors/trainer/pipeline_run.hpp"
+#include "base/digest.hpp"
 
 namespace actorrec {
 namespace {
@@ -127,6 +128,14 @@ bool HasOracle(config::Mode mode) {
 }
 
 Result<std::unique_ptr<Run>> CreateRun(const config::Config& cfg, const TrainOptions& options, std::ostream& out) {
+  if (options.cluster != nullptr) {
+    trainer::PipelineRun::Options pipeline;
+    auto run = trainer::PipelineRun::CreateCoordinator(cfg, pipeline, *options.cluster);
+    if (!run.ok()) return run.status();
+    out << "training with the cluster's actor pipeline: every member's actors found through the supervisor, "
+           "rows and plans over CAF's middleman, gradients over Gloo\n";
+    return std::unique_ptr<Run>(std::make_unique<RunOf<trainer::PipelineRun>>(std::move(run).value()));
+  }
   if (HasOracle(cfg.training.mode) && !options.lockstep) {
     trainer::PipelineRun::Options pipeline;
     // Pauses where evaluation or a checkpoint needs a quiet run.
@@ -258,8 +267,15 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   const auto train_start = Clock::now();
   trainer::StepReport step;
   int code = kExitOk;
+  bool eval_unsupported = false;
   auto evaluate = [&](const char* when) -> bool {
+    if (eval_unsupported) return true;
     auto eval = run.Evaluate(0);
+    if (!eval.ok() && eval.status().code() == Status::Code::kNotSupported) {
+      out << (tty ? "\r\033[K" : "") << "eval skipped: " << eval.status().message() << "\n";
+      eval_unsupported = true;
+      return true;
+    }
     if (!eval.ok()) {
       err << (tty ? "\n" : "") << "actorrec train: evaluation failed: " << eval.status().message() << "\n";
       return false;
@@ -400,9 +416,11 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
           << ",\"fetched_bytes_per_batch\":" << totals.fetched * run.row_bytes() / b
           << ",\"written_bytes_per_batch\":" << totals.written * run.row_bytes() / b
           << ",\"synced_bytes_per_batch\":" << (totals.critical + totals.delayed) * run.row_bytes() / b
-          << ",\"parameter_digest\":\"" << std::hex << digest << std::dec << "\"}\n";
+          << ",\"parameter_digest\":\"" << Hex64(digest) << "\"}\n";
   spdlog::info("train finished in {:.1f} s", std::chrono::duration<double>(Clock::now() - started).count());
-  return interrupted ? 128 + g_stop_signal.load() : code;
+  const int exit_code = interrupted ? 128 + g_stop_signal.load() : code;
+  if (options.before_teardown) options.before_teardown(exit_code, interrupted ? g_stop_signal.load() : 0);
+  return exit_code;
 }
 
 }  // namespace actorrec

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 
+#include "actors/trainer/pipeline_host.hpp"
 #include "configs/config.hpp"
 
 namespace actorrec {
@@ -20,6 +22,13 @@ struct TrainOptions {
   uint64_t checkpoint_every = 0;
   // A checkpoint directory to continue from; empty: a fresh run.
   std::string resume_dir;
+  // Set by `actorrec node` on the cluster's coordinator: the run spans the
+  // members' processes (PipelineRun::CreateCoordinator) instead of this one.
+  const trainer::ClusterSeat* cluster = nullptr;
+  // Called with the exit code and the stop signal (0: none) after the
+  // summary, before the run's actors stop: the coordinator ends the
+  // cluster's control plane there.
+  std::function<void(int code, int signal)> before_teardown;
 };
 
 // Trains `cfg`; returns the process exit code (actors/common/exit_codes.hpp).

@@ -65,3 +65,18 @@ namespace actorrec {
 // oracle -> driver: (report_atom, std::string) how L was chosen, once L is known.
 using report_atom = caf::atom_constant<caf::atom("arreport")>;
 }  // namespace actorrec
+
+namespace actorrec {
+// The cluster's directory, kept by the supervisor (supervisor_actor.hpp):
+// (lookup_atom, std::vector<std::string> names) is answered with
+// std::vector<caf::actor>, in order, once every name is registered;
+// (publish_atom, std::string name, caf::actor) adds an actor that is no role
+// of the topology (the coordinator's run driver, the Gloo rendezvous).
+using lookup_atom = caf::atom_constant<caf::atom("arlookup")>;
+using publish_atom = caf::atom_constant<caf::atom("arpublish")>;
+// The Gloo rendezvous of a cluster (actors/trainer/rendezvous.hpp):
+// (put_atom, key, std::vector<char>) stores; (get_atom, key) is answered with
+// the value once some rank has stored it.
+using put_atom = caf::atom_constant<caf::atom("arput")>;
+using get_atom = caf::atom_constant<caf::atom("arget")>;
+}  // namespace actorrec

@@ -60,7 +60,7 @@ void Start(Self self) {
   auto& st = self->state;
   const config::Member* me = st.args.config.cluster.Find(st.args.member);
   size_t hosted = 0;
-  for (const auto& planned : ActorsOf(*me)) {
+  for (const auto& planned : st.args.pipeline_registers ? std::vector<PlannedActor>{} : ActorsOf(*me)) {
     caf::actor actor = st.args.hosting ? st.args.hosting(planned) : caf::actor{};
     if (actor) {
       self->send(st.args.supervisor, RegisterFrame(st.args.member, planned), actor);
@@ -73,8 +73,13 @@ void Start(Self self) {
   st.last_reply = Clock::now();
   self->monitor(st.args.supervisor);
   self->send(self, tick_atom::value);
-  spdlog::info("joined {}; started {} role shell(s), registered {} actor(s) of this process", Coordinator(self),
-               st.children.size(), hosted);
+  if (st.args.pipeline_registers) {
+    spdlog::info("joined {}; starting the training pipeline's actors of this member", Coordinator(self));
+  } else {
+    spdlog::info("joined {}; started {} role shell(s), registered {} actor(s) of this process", Coordinator(self),
+                 st.children.size(), hosted);
+  }
+  if (st.args.on_admitted) st.args.on_admitted();
 }
 
 void SendJoin(Self self, const std::string& nonce) {

@@ -34,6 +34,10 @@ struct NodeArgs {
   // node registers it with the supervisor. Empty, or null for a role: the
   // node starts a shell in its place (role_shell.hpp).
   std::function<caf::actor(const PlannedActor&)> hosting;
+  // Cluster members: the process's pipeline registers the member's actors
+  // itself once the node is admitted (on_admitted); the node starts none.
+  bool pipeline_registers = false;
+  std::function<void()> on_admitted;  // called once, from the node's thread
 };
 
 caf::actor SpawnNode(caf::actor_system& sys, NodeArgs args);

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstring>
 #include <functional>
+#include <future>
 #include <iomanip>
 #include <ostream>
 #include <thread>
@@ -214,11 +215,15 @@ void InProcessControl::End(wire::Stop::Reason reason, const std::string& why) {
   parts_.reset();
 }
 
-int RunMember(const config::Config& cfg, const std::string& member) {
+int RunMember(const config::Config& cfg, const std::string& member, const MemberWork& work) {
   const sigset_t signals = BlockStopSignals();
   auto outcome = std::make_shared<Outcome>();
   auto sc = MakeSystemConfig();
-  caf::actor_system sys{sc};
+  // Never destroyed: after a run across processes, a dead peer's connection
+  // can keep references to this process's detached actors, and
+  // ~actor_system would wait for them forever. The process ends right after
+  // (`actorrec node` leaves with std::_Exit once the logs are flushed).
+  caf::actor_system& sys = *new caf::actor_system{sc};
   const config::Member& me = *cfg.cluster.Find(member);
   const config::Member& coordinator = cfg.cluster.Coordinator();
   const bool is_coordinator = member == coordinator.name;
@@ -266,27 +271,87 @@ int RunMember(const config::Config& cfg, const std::string& member) {
     }
   }
 
-  // Every role of a member process is a shell until the pipeline spans
-  // processes (issue 6).
-  auto node = SpawnNode(sys, {cfg, member, supervisor, is_coordinator ? "" : endpoint, outcome, {}});
+  const bool working = is_coordinator ? static_cast<bool>(work.drive) : static_cast<bool>(work.host);
+  auto admitted = std::make_shared<std::promise<void>>();
+  std::future<void> admission = admitted->get_future();
+  NodeArgs node_args{cfg, member, supervisor, is_coordinator ? "" : endpoint, outcome, {}};
+  if (working) {
+    node_args.pipeline_registers = true;
+    node_args.on_admitted = [admitted] { admitted->set_value(); };
+  }
+  auto node = SpawnNode(sys, std::move(node_args));
   done.push_back(WatchDone(node));
+  auto stop_member = [&](const std::string& why) {
+    if (is_coordinator) {
+      caf::anon_send(supervisor, stop_atom::value, StopFrame(wire::Stop::Reason::INTERRUPTED, why));
+    } else {
+      caf::anon_send(node, stop_atom::value);
+    }
+  };
+  int drive_code = kExitOk;
+  std::shared_ptr<void> hosted;
+  if (working) {
+    // Until the node is admitted (it may also give up, or a signal come).
+    bool in = false;
+    while (!in && !done.back()->load()) {
+      in = admission.wait_for(std::chrono::milliseconds(100)) == std::future_status::ready;
+      if (int sig = in ? 0 : WaitSignal(signals, std::chrono::milliseconds(1))) {
+        spdlog::warn("{} received while joining; stopping", strsignal(sig));
+        stop_member(std::string("signal ") + strsignal(sig));
+        break;
+      }
+    }
+    if (in && is_coordinator) {
+      bool ended = false;
+      auto end_run = [&](int code, int sig) {
+        if (ended) return;
+        ended = true;
+        if (sig != 0) {
+          caf::anon_send(supervisor, stop_atom::value,
+                         StopFrame(wire::Stop::Reason::INTERRUPTED,
+                                   std::string("signal ") + strsignal(sig) + " on the coordinator"));
+        } else if (code == kExitOk) {
+          caf::anon_send(supervisor, stop_atom::value, StopFrame(wire::Stop::Reason::FINISHED, "training finished"));
+        } else {
+          // A failed run may be a lost member: give the supervisor the time
+          // it takes to notice, so that the member is named and the exit
+          // code says so.
+          const auto deadline = Clock::now() + std::chrono::milliseconds(cfg.cluster.peer_timeout_ms + 1000);
+          while (!done.front()->load() && Clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          }
+          caf::anon_send(supervisor, stop_atom::value,
+                         StopFrame(wire::Stop::Reason::FAILED, "training failed on the coordinator (exit code " +
+                                                                   std::to_string(code) + "); see its log"));
+        }
+      };
+      pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);
+      drive_code = work.drive(sys, supervisor, end_run);
+      pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+      end_run(drive_code, 0);
+    } else if (in) {
+      auto started = work.host(sys, supervisor);
+      if (started.ok()) {
+        hosted = std::move(started).value();
+      } else {
+        spdlog::error("member '{}' could not start its actors: {}", member, started.status().message());
+        outcome->Set(kExitFailure);
+        caf::anon_send(node, stop_atom::value);
+      }
+    }
+  }
   WaitForEnd(
       signals, done,
       [&](int sig) {
-        if (is_coordinator) {
-          caf::anon_send(supervisor, stop_atom::value,
-                         StopFrame(wire::Stop::Reason::INTERRUPTED, std::string("signal ") + strsignal(sig) +
-                                                                        " on the coordinator"));
-        } else {
-          caf::anon_send(node, stop_atom::value);
-        }
+        stop_member(std::string("signal ") + strsignal(sig) + (is_coordinator ? " on the coordinator" : ""));
       },
       is_coordinator ? std::vector<caf::actor>{node, supervisor} : std::vector<caf::actor>{node});
+  hosted.reset();  // the member's actors stop
   if (is_coordinator) {
     caf::anon_send_exit(inspector, caf::exit_reason::user_shutdown);
     sys.middleman().unpublish(supervisor, published);
   }
-  const int code = outcome->code();
+  const int code = outcome->code() != kExitOk ? outcome->code() : drive_code;
   spdlog::info("member '{}' exits with code {}", member, code);
   return code;
 }

@@ -53,9 +53,25 @@ class InProcessControl {
   int code_ = 0;
 };
 
+// What a member process does once its node is admitted (`actorrec node`).
+struct MemberWork {
+  // On the coordinator: drives the run on the calling thread (where SIGINT
+  // and SIGTERM are delivered, as in `actorrec train`) and returns its exit
+  // code. It calls end_run(code, signal) before its own actors stop, which
+  // ends the cluster's control plane (see RunMember); if it does not, that
+  // happens after it returns.
+  using EndRun = std::function<void(int code, int signal)>;
+  std::function<int(caf::actor_system& sys, const caf::actor& supervisor, const EndRun& end_run)> drive;
+  // On every other member: starts the member's actors and returns what
+  // keeps them, released when the member ends; an error ends the member.
+  std::function<Result<std::shared_ptr<void>>(caf::actor_system& sys, const caf::actor& supervisor)> host;
+};
+
 // Runs `member` of `cfg.cluster`. The coordinator listens on its configured
 // address and port; the others connect to it, retrying until
-// cluster.join_timeout_ms.
-int RunMember(const config::Config& cfg, const std::string& member);
+// cluster.join_timeout_ms. Without `work`, the node starts role shells
+// (role_shell.hpp) in place of the member's actors. Its actor system is
+// left running (see runtime.cpp): end the process after it returns.
+int RunMember(const config::Config& cfg, const std::string& member, const MemberWork& work = {});
 
 }  // namespace actorrec

@@ -6,6 +6,7 @@
 #include <spdlog/fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -47,12 +48,20 @@ struct SupervisorState {
   std::map<caf::actor_addr, Registered> actors;
   size_t expected_actors = 0;
   std::vector<caf::response_promise> ready_waiters;
+  // Every registered role actor and published helper, by name: how the
+  // processes of a cluster find each other's actors (lookup_atom).
+  std::map<std::string, caf::actor> directory;
+  struct Lookup {
+    std::vector<std::string> names;
+    caf::response_promise promise;
+  };
+  std::vector<Lookup> lookups;  // waiting for names not yet in the directory
 
   bool ready = false;
   bool stopping = false;
   Clock::time_point stop_deadline{};
   uint64_t heartbeat_seq = 0;
-  int64_t last_batch = -1;  // no batch runs before the training issue lands
+  int64_t last_batch = -1;  // the last batch the run's driver reported complete
 };
 
 using Self = caf::stateful_actor<SupervisorState>*;
@@ -87,7 +96,32 @@ void EndRun(Self self, wire::Stop::Reason reason, const std::string& why, int ex
     rp.deliver(caf::make_error(caf::sec::runtime_error, "the run ended before the cluster was ready: " + why));
   }
   st.ready_waiters.clear();
+  for (auto& lookup : st.lookups) {
+    lookup.promise.deliver(caf::make_error(caf::sec::runtime_error, "the run ended: " + why));
+  }
+  st.lookups.clear();
   if (st.nodes.empty()) self->quit();
+}
+
+// Answers every lookup whose names are all in the directory now.
+void ServeLookups(Self self) {
+  auto& st = self->state;
+  auto waiting = st.lookups.begin();
+  for (auto& lookup : st.lookups) {
+    std::vector<caf::actor> found;
+    for (const auto& name : lookup.names) {
+      auto it = st.directory.find(name);
+      if (it == st.directory.end()) break;
+      found.push_back(it->second);
+    }
+    if (found.size() == lookup.names.size()) {
+      lookup.promise.deliver(std::move(found));
+    } else {
+      if (&*waiting != &lookup) *waiting = std::move(lookup);
+      ++waiting;
+    }
+  }
+  st.lookups.erase(waiting, st.lookups.end());
 }
 
 void CheckReady(Self self) {
@@ -198,6 +232,8 @@ void Register(Self self, const wire::Frame<wire::Register>& frame, const caf::ac
     return;
   }
   st.actors[who.address()] = {member, name};
+  st.directory[name] = who;
+  ServeLookups(self);
   self->monitor(who);
   if (st.inspector) self->send(st.inspector, frame, who);
   spdlog::debug("registered {} on '{}'", name, member);
@@ -262,6 +298,7 @@ void OnDown(Self self, const caf::down_msg& dm) {
   if (auto it = st.actors.find(dm.source); it != st.actors.end()) {
     auto info = it->second;
     st.actors.erase(it);
+    st.directory.erase(info.name);
     if (st.stopping) return;
     // Losing a role actor while its node lives is a failure of that role;
     // recovery is a later issue, so the run ends with its name.
@@ -298,6 +335,22 @@ caf::behavior Supervisor(Self self, SupervisorArgs args) {
           self->state.ready_waiters.push_back(rp);
         }
         return rp;
+      },
+      [=](lookup_atom, std::vector<std::string>& names) {
+        auto rp = self->make_response_promise();
+        if (self->state.stopping) {
+          rp.deliver(caf::make_error(caf::sec::runtime_error, "the run is stopping"));
+          return rp;
+        }
+        self->state.lookups.push_back({std::move(names), rp});
+        ServeLookups(self);
+        return rp;
+      },
+      [=](settled_atom, int64_t batch) { self->state.last_batch = std::max(self->state.last_batch, batch); },
+      [=](publish_atom, const std::string& name, const caf::actor& who) {
+        if (!who) return;
+        self->state.directory[name] = who;
+        ServeLookups(self);
       },
       [=](stop_atom, const wire::Frame<wire::Stop>& f) {
         auto stop = wire::Open(f);

@@ -7,6 +7,9 @@
 //   Register                                   (role actors of joined members)
 //   Heartbeat        -> Heartbeat              (node actors, every heartbeat_ms)
 //   ready_atom       -> uint32 actors          (answered once the whole cluster registered)
+//   (lookup_atom, names) -> std::vector<caf::actor>   (once every name is registered or published)
+//   (publish_atom, name, actor)                (a helper that is no role: run driver, rendezvous)
+//   (settled_atom, int64 batch)                (the run's driver: the last completed batch, for messages)
 //   stop_atom, Stop                            (end the run: tells every node, then quits)
 // Sends Stop (and PeerDown, when a member was lost) to every joined node.
 // A malformed frame is answered with an ErrorReply and changes nothing.

@@ -1,25 +1,27 @@
 #include "actors/trainer/pipeline_run.hpp"
 
 #include <caf/all.hpp>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <tuple>
 
 #include "actors/common/atoms.hpp"
-#include "actors/embedding/shard_actor.hpp"
+#include "actors/embedding/shard_store.hpp"
 #include "actors/node/runtime.hpp"
-#include "actors/oracle/oracle_actor.hpp"
-#include "actors/oracle/planner_options.hpp"
-#include "actors/sampler/sampler_actor.hpp"
-#include "actors/trainer/cache_partition_actor.hpp"
 #include "actors/trainer/checkpoint.hpp"
-#include "actors/trainer/sync_scheduler_actor.hpp"
+#include "actors/trainer/rendezvous.hpp"
+#include "gpu/gloo_collective.hpp"
 #include "messages/registry.hpp"
 
 namespace actorrec::trainer {
 namespace {
+
+// How long a cluster process waits for its actors to end at the stop.
+constexpr std::chrono::milliseconds kMemberStopWait{2000};
 
 // Gloo groups of one process need distinct key prefixes in their store.
 std::string NextGroupPrefix() {
@@ -30,143 +32,157 @@ std::string NextGroupPrefix() {
 }  // namespace
 
 Result<std::unique_ptr<PipelineRun>> PipelineRun::Create(const config::Config& cfg, Options options) {
-  const config::Mode mode = cfg.training.mode;
-  if (mode != config::Mode::kLrppDelayed && mode != config::Mode::kLrpp && mode != config::Mode::kReplicated) {
-    return Status::InvalidArgument(
-        "training.mode: the actor pipeline runs lrpp_delayed, lrpp and replicated; the other modes have no oracle");
-  }
+  if (Status st = CheckPipelineMode(cfg); !st.ok()) return st;
   auto parts = RunParts::Create(cfg);
   if (!parts.ok()) return parts.status();
   std::unique_ptr<PipelineRun> run(new PipelineRun());
   run->parts_ = std::move(parts).value();
   run->options_ = options;
-  RunParts& p = *run->parts_;
-  const uint32_t W = p.W(), S = p.S(), T = p.T();
-
   RunPosition start;
   if (!options.resume_dir.empty()) {
-    auto resumed = LoadRunCheckpoint(options.resume_dir, &p);
+    auto resumed = LoadRunCheckpoint(options.resume_dir, run->parts_.get());
     if (!resumed.ok()) return resumed.status();
     start = *resumed;
   }
-  oracle::PlannerOptions planner;
-  planner.first_batch = start.batches;
-  planner.trainers = W;
-  planner.table_rows = p.table_rows;
-  planner.partitions = oracle::OnePartition(T, static_cast<uint32_t>(cfg.training.cache_rows));
-  planner.lookahead = static_cast<uint32_t>(cfg.training.lookahead);
-  planner.private_rows = mode != config::Mode::kReplicated;
-  if (Status st = oracle::Validate(planner); !st.ok()) return Status::InvalidArgument("training: " + st.message());
-  for (auto& t : p.trainers) t->EnsureSlots(static_cast<uint32_t>(cfg.training.cache_rows));
-
   run->system_config_ = std::make_unique<caf::actor_system_config>();
   wire::AddMessageTypes(*run->system_config_);
   // Trainers and schedulers are detached threads; the pooled actors (oracle,
   // partitions, shards, sampler) wait on a shared queue instead of polling,
   // so idle workers leave the cores to the trainers' compute.
   run->system_config_->set("scheduler.policy", caf::atom("sharing"));
-  run->system_ = std::make_unique<caf::actor_system>(*run->system_config_);
-  caf::actor_system& sys = *run->system_;
-  run->driver_ = std::make_unique<caf::scoped_actor>(sys);
-  caf::actor driver = caf::actor_cast<caf::actor>(*run->driver_);
-  run->first_batch_ = static_cast<int64_t>(planner.first_batch);
-  run->next_report_ = run->first_batch_;
-  run->next_data_ = start.next;
-  run->acked_.assign(W, run->first_batch_);
-  run->cached_.resize(W);
-  if (options.pause_every > 0) run->hold_ = run->first_batch_ + static_cast<int64_t>(options.pause_every) - 1;
-
-  const uint32_t width = p.row_optimizer->width();
-  std::vector<caf::actor> shards;
-  for (uint32_t s = 0; s < S; ++s) {
-    shards.push_back(embedding::SpawnShardActor(sys, {p.shards[s].get(), W, run->first_batch_, width, driver}));
+  run->owned_system_ = std::make_unique<caf::actor_system>(*run->system_config_);
+  run->system_ = run->owned_system_.get();
+  // Every actor in this process: the directory is a map, and spawning in
+  // PipelineHost's order finds every name already there.
+  auto local = std::make_shared<std::map<std::string, caf::actor>>();
+  PipelineDirectory directory;
+  directory.lookup = [local](const std::vector<std::string>& names) -> Result<std::vector<caf::actor>> {
+    std::vector<caf::actor> found;
+    for (const auto& name : names) {
+      auto it = local->find(name);
+      if (it == local->end()) return Status::NotFound("no actor " + name + " in this process");
+      found.push_back(it->second);
+    }
+    return found;
+  };
+  directory.publish = [local](const PlannedActor& planned, const caf::actor& actor) { (*local)[planned.name] = actor; };
+  directory.gloo_store = gpu::MakeInProcessStore();
+  directory.gloo_prefix = NextGroupPrefix();
+  if (Status st = run->Launch(cfg, start, ActorsOf(cfg.cluster), std::move(directory),
+                              [&](const caf::actor& driver) { (*local)[kDriverName] = driver; });
+      !st.ok()) {
+    return st;
   }
-  auto store = gpu::MakeInProcessStore();
-  const std::string prefix = NextGroupPrefix();
-  std::vector<caf::actor> trainers, partitions, schedulers;
-  for (uint32_t w = 0; w < W; ++w) {
-    partitions.push_back(SpawnCachePartition(sys, {w, 0, p.trainers[w].get(), width, shards, driver}));
-    gpu::GlooOptions gloo;
-    gloo.rank = w;
-    gloo.size = W;
-    gloo.store = store;
-    gloo.prefix = prefix;
-    schedulers.push_back(SpawnSyncScheduler(sys, {gloo, driver}));
-  }
-  // The oracle is spawned before the trainers (they credit it) and learns
-  // their handles, and its sampler's, from its start message.
-  oracle::OracleActorArgs oracle_args;
-  oracle_args.options = planner;
-  oracle_args.partitions = partitions;
-  oracle_args.driver = driver;
-  oracle_args.plans_ahead = options.plans_ahead;
-  oracle_args.row_bytes = uint64_t{p.row_optimizer->row_floats()} * sizeof(float);
-  oracle_args.hold = run->hold_;
-  run->oracle_ = oracle::SpawnOracleActor(sys, std::move(oracle_args));
-  for (uint32_t w = 0; w < W; ++w) {
-    TrainerActorArgs args;
-    args.trainer = w;
-    args.core = p.trainers[w].get();
-    args.partition = partitions[w];
-    args.scheduler = schedulers[w];
-    args.oracle = run->oracle_;
-    args.driver = driver;
-    args.cached = &run->cached_[w];
-    args.first_batch = run->first_batch_;
-    trainers.push_back(SpawnTrainerActor(sys, std::move(args)));
-    (*run->driver_)->send(partitions[w], trainers[w]);
-  }
-  SamplerArgs sampler;
-  sampler.source = p.TrainSource();
-  sampler.options = p.SequenceOptions();
-  sampler.options.start = start.next;
-  if (sampler.options.max_batches != 0) {
-    // max_batches counts the whole run; a resumed one has done some.
-    if (sampler.options.max_batches <= start.batches) sampler.options.epochs = 0;
-    sampler.options.max_batches = sampler.options.max_batches > start.batches ? sampler.options.max_batches - start.batches : 0;
-  }
-  sampler.consumer = run->oracle_;
-  caf::actor sampler_actor = SpawnSampler(sys, std::move(sampler));
-  (*run->driver_)->send(run->oracle_, trainers, sampler_actor);
-
-  run->shard_actors_ = shards;
-  run->sampler_ = sampler_actor;
-  run->trainer_actors_ = trainers;
-  run->partition_actors_ = partitions;
-  run->scheduler_actors_ = schedulers;
-  for (auto* group : {&shards, &partitions, &schedulers, &trainers}) {
-    run->actors_.insert(run->actors_.end(), group->begin(), group->end());
-  }
-  run->actors_.push_back(run->oracle_);
-  run->actors_.push_back(sampler_actor);
-  // The driver watches every actor: one that stops mid-run (a crash, a
-  // kill) ends the run promptly with its name, not after a stall.
-  auto name = [&](const caf::actor& a, std::string n) { run->actor_names_[a.address()] = std::move(n); };
-  for (uint32_t s = 0; s < S; ++s) name(shards[s], "embedding_shard[" + std::to_string(s) + "]");
-  for (uint32_t w = 0; w < W; ++w) {
-    name(trainers[w], "trainer[" + std::to_string(w) + "]");
-    name(partitions[w], "cache_partition[" + std::to_string(w) + "]");
-    name(schedulers[w], "sync_scheduler[" + std::to_string(w) + "]");
-  }
-  name(run->oracle_, "oracle");
-  name(sampler_actor, "batch_sampler");
-  for (const caf::actor& a : run->actors_) (*run->driver_)->monitor(a);
   return run;
+}
+
+Result<std::unique_ptr<PipelineRun>> PipelineRun::CreateCoordinator(const config::Config& cfg, Options options,
+                                                                    const ClusterSeat& seat) {
+  if (Status st = CheckPipelineMode(cfg); !st.ok()) return st;
+  if (!options.resume_dir.empty()) {
+    return Status::NotSupported("resuming a cluster run is not built yet: resume with `actorrec train` on one host");
+  }
+  auto parts = RunParts::Create(cfg);
+  if (!parts.ok()) return parts.status();
+  std::unique_ptr<PipelineRun> run(new PipelineRun());
+  run->parts_ = std::move(parts).value();
+  run->options_ = options;
+  run->cluster_ = true;
+  run->system_ = seat.sys;
+  run->supervisor_ = seat.supervisor;
+  const config::Member* me = cfg.cluster.Find(seat.member);
+  if (me == nullptr) return Status::InvalidArgument("cluster: no member '" + seat.member + "'");
+  run->rendezvous_ = SpawnRendezvous(*seat.sys);
+  PipelineDirectory directory = ClusterDirectory(cfg, seat);
+  caf::anon_send(seat.supervisor, publish_atom::value, std::string(kRendezvousName), run->rendezvous_);
+  if (Status st = run->Launch(cfg, RunPosition{}, ActorsOf(*me), std::move(directory),
+                              [&](const caf::actor& driver) {
+                                caf::anon_send(seat.supervisor, publish_atom::value, std::string(kDriverName), driver);
+                              });
+      !st.ok()) {
+    return st;
+  }
+  return run;
+}
+
+Status PipelineRun::Launch(const config::Config& cfg, const RunPosition& start, std::vector<PlannedActor> hosted,
+                           PipelineDirectory directory, const std::function<void(const caf::actor&)>& publish_driver) {
+  RunParts& p = *parts_;
+  const uint32_t W = p.W(), S = p.S();
+  auto planner = PipelinePlanner(cfg, p, start.batches);
+  if (!planner.ok()) return planner.status();
+  caf::actor_system& sys = *system_;
+  driver_ = std::make_unique<caf::scoped_actor>(sys);
+  caf::actor driver = caf::actor_cast<caf::actor>(*driver_);
+  first_batch_ = static_cast<int64_t>(start.batches);
+  next_report_ = first_batch_;
+  next_data_ = start.next;
+  acked_.assign(W, first_batch_);
+  if (options_.pause_every > 0) hold_ = first_batch_ + static_cast<int64_t>(options_.pause_every) - 1;
+  publish_driver(driver);
+
+  PipelineHost::Args args;
+  args.parts = parts_.get();
+  args.planner = *planner;
+  args.plans_ahead = options_.plans_ahead;
+  args.hold = hold_;
+  args.start = start;
+  args.hosted = std::move(hosted);
+  auto lookup = directory.lookup;
+  auto host = PipelineHost::Start(sys, std::move(args), std::move(directory));
+  if (!host.ok()) return host.status();
+  host_ = std::move(host).value();
+
+  // Every actor of the run, hosted here or elsewhere, by its planned name.
+  auto all = [&](wire::Role role, uint32_t n, std::vector<caf::actor>* out) -> Status {
+    std::vector<std::string> names;
+    for (uint32_t i = 0; i < n; ++i) names.push_back(std::string(RoleActorName(role)) + "[" + std::to_string(i) + "]");
+    auto found = lookup(names);
+    if (!found.ok()) return found.status();
+    *out = std::move(found).value();
+    for (uint32_t i = 0; i < n; ++i) actor_names_[(*out)[i].address()] = names[i];
+    return Status::Ok();
+  };
+  for (auto [role, n, out] : {std::tuple{wire::Role::EMBEDDING, S, &shard_actors_},
+                              std::tuple{wire::Role::CACHE_PARTITION, W, &partition_actors_},
+                              std::tuple{wire::Role::SYNC_SCHEDULER, W, &scheduler_actors_},
+                              std::tuple{wire::Role::TRAINER, W, &trainer_actors_}}) {
+    if (Status st = all(role, n, out); !st.ok()) return st;
+  }
+  auto singles = lookup({"oracle", "batch_sampler"});
+  if (!singles.ok()) return singles.status();
+  oracle_ = (*singles)[0];
+  sampler_ = (*singles)[1];
+  actor_names_[oracle_.address()] = "oracle";
+  actor_names_[sampler_.address()] = "batch_sampler";
+  // The driver watches every actor: one that stops mid-run (a crash, a
+  // kill, its process lost) ends the run promptly with its name.
+  for (const auto& [address, name] : actor_names_) (*driver_)->monitor(caf::actor_cast<caf::actor>(address));
+  (*driver_)->send(oracle_, trainer_actors_, sampler_);  // starts the run
+  return Status::Ok();
 }
 
 PipelineRun::~PipelineRun() {
   if (!system_) return;
   // The supervisor first: it would take the actors' ending for a failure.
   if (control_) control_->Stop("training finished");
-  control_.reset();
-  for (const caf::actor& a : actors_) (*driver_)->send(a, stop_atom::value);
+  // In a cluster the actor system outlives the run: wait for the hosted
+  // actors to end before their parts go, but not for a sync scheduler that
+  // sits in a collective whose peers stopped (until Gloo's timeout): the
+  // process is about to end.
+  if (host_ && !host_->Stop(cluster_ ? kMemberStopWait : std::chrono::milliseconds(0)) && cluster_) {
+    spdlog::warn("some actors of this run did not stop in time; leaving their memory to the process exit");
+    (void)parts_.release();
+  }
+  host_.reset();
+  if (rendezvous_) caf::anon_send_exit(rendezvous_, caf::exit_reason::user_shutdown);
   // Every handle goes: the system's destructor waits for detached actors,
   // which wait until nothing refers to them.
-  actors_.clear();
-  oracle_ = sampler_ = nullptr;
+  rendezvous_ = supervisor_ = oracle_ = sampler_ = nullptr;
   for (auto* group : {&shard_actors_, &trainer_actors_, &partition_actors_, &scheduler_actors_}) group->clear();
+  actor_names_.clear();
   driver_.reset();
-  system_.reset();  // waits for every actor to end
+  owned_system_.reset();  // waits for every actor to end
 }
 
 Status PipelineRun::InjectActorFailure(const std::string& name) {
@@ -179,20 +195,7 @@ Status PipelineRun::InjectActorFailure(const std::string& name) {
 }
 
 Status PipelineRun::StartControlPlane(const config::Config& cfg, std::ostream& out) {
-  auto hosting = [this](const PlannedActor& planned) -> caf::actor {
-    auto at = [&](const std::vector<caf::actor>& actors) {
-      return planned.index < actors.size() ? actors[planned.index] : caf::actor{};
-    };
-    switch (planned.role) {
-      case wire::Role::SAMPLER: return sampler_;
-      case wire::Role::ORACLE: return oracle_;
-      case wire::Role::EMBEDDING: return at(shard_actors_);
-      case wire::Role::TRAINER: return at(trainer_actors_);
-      case wire::Role::CACHE_PARTITION: return at(partition_actors_);
-      case wire::Role::SYNC_SCHEDULER: return at(scheduler_actors_);
-      default: return caf::actor{};
-    }
-  };
+  auto hosting = [this](const PlannedActor& planned) { return host_->Hosted(planned); };
   auto control = InProcessControl::Start(*system_, cfg, hosting, out);
   if (!control.ok()) return control.status();
   control_ = std::move(control).value();
@@ -282,6 +285,8 @@ Result<bool> PipelineRun::Step(StepReport* report) {
       for (double l : losses_[next_report_]) report->loss_sum += l;  // rank order
       report->unique_rows = report->synced_critical + report->synced_delayed + report->private_rows;
       next_data_ = {report->epoch, report->batch + 1};
+      // The supervisor names the last completed batch when a member is lost.
+      if (supervisor_) (*driver_)->send(supervisor_, settled_atom::value, next_report_);
       pending_.erase(it);
       losses_.erase(next_report_);
       ++next_report_;
@@ -306,8 +311,8 @@ Status PipelineRun::Finish() {
     return Status::InvalidArgument("Finish() before the last batch: " + Progress());
   }
   if (Status st = WaitAcked(end_ - 1); !st.ok()) return st;
-  for (const CachedRows& c : cached_) {
-    if (!c.empty()) {
+  for (uint32_t w = 0; w < trainers() && !cluster_; ++w) {  // a cluster's caches are in other processes
+    if (const CachedRows& c = *host_->cached(w); !c.empty()) {
       return Status::InvalidArgument("run ended with " + std::to_string(c.size()) + " rows still cached");
     }
   }
@@ -324,6 +329,7 @@ Status PipelineRun::CheckQuiet(const char* what) const {
 }
 
 Result<EvalReport> PipelineRun::Evaluate(uint64_t max_samples) {
+  if (cluster_) return NotInCluster("evaluation");
   if (Status st = CheckQuiet("Evaluate()"); !st.ok()) return st;
   if (!finished_) {
     if (Status st = WaitAcked(next_report_ - 1); !st.ok()) return st;
@@ -333,7 +339,8 @@ Result<EvalReport> PipelineRun::Evaluate(uint64_t max_samples) {
   return p.Evaluate(max_samples, [&](uint32_t t, data::RowId r, float* out) {
     const uint64_t key = CachedRowKey(t, r);
     for (uint32_t w = 0; w < trainers(); ++w) {
-      if (auto it = cached_[w].find(key); it != cached_[w].end()) {
+      const CachedRows& cached = *host_->cached(w);
+      if (auto it = cached.find(key); it != cached.end()) {
         std::memcpy(out, p.trainers[w]->slot(it->second), bytes);
         return Status::Ok();
       }
@@ -343,6 +350,7 @@ Result<EvalReport> PipelineRun::Evaluate(uint64_t max_samples) {
 }
 
 Status PipelineRun::SaveCheckpoint(const std::string& dir) {
+  if (cluster_) return NotInCluster("checkpointing");
   if (Status st = CheckQuiet("SaveCheckpoint()"); !st.ok()) return st;
   if (!finished_) {
     if (Status st = WaitAcked(next_report_ - 1); !st.ok()) return st;
@@ -352,7 +360,7 @@ Status PipelineRun::SaveCheckpoint(const std::string& dir) {
   // the shards hold every row's latest value.
   RunParts& p = *parts_;
   for (uint32_t w = 0; w < trainers(); ++w) {
-    for (const auto& [key, slot] : cached_[w]) {
+    for (const auto& [key, slot] : *host_->cached(w)) {
       const uint32_t t = static_cast<uint32_t>(key >> 32);
       const uint32_t r = static_cast<uint32_t>(key);
       Status st = p.shards[embedding::ShardOf(t, r, shards())]->Store(&t, &r, 1, p.trainers[w]->slot(slot));
@@ -365,10 +373,43 @@ Status PipelineRun::SaveCheckpoint(const std::string& dir) {
 Result<uint64_t> PipelineRun::ParameterDigest() {
   if (Status st = CheckQuiet("ParameterDigest()"); !st.ok()) return st;
   if (!finished_) return Status::InvalidArgument("ParameterDigest() covers the shards only after Finish()");
-  return parts_->ParameterDigest();
+  // Asked of the actors, wherever they run: each trainer's dense replica
+  // (all must agree) and each shard's rows.
+  auto ask = [&](const caf::actor& a, const std::string& name, uint64_t* out) -> Status {
+    std::string failed;
+    (*driver_)
+        ->request(a, std::chrono::seconds(60), digest_atom::value)
+        .receive([&](uint64_t d) { *out = d; }, [&](caf::error& e) { failed = system_->render(e); });
+    if (!failed.empty()) return Status::Unavailable(name + " did not report its parameter digest: " + failed);
+    return Status::Ok();
+  };
+  uint64_t dense = 0;
+  for (uint32_t w = 0; w < trainers(); ++w) {
+    uint64_t d = 0;
+    if (Status st = ask(trainer_actors_[w], "trainer[" + std::to_string(w) + "]", &d); !st.ok()) return st;
+    if (w > 0 && d != dense) {
+      return Status::Corruption("dense replicas diverged: trainer[" + std::to_string(w) + "] differs from trainer[0]");
+    }
+    dense = d;
+  }
+  std::vector<uint64_t> shard_digests(shards());
+  for (uint32_t s = 0; s < shards(); ++s) {
+    if (Status st = ask(shard_actors_[s], "embedding_shard[" + std::to_string(s) + "]", &shard_digests[s]); !st.ok()) {
+      return st;
+    }
+  }
+  return CombineParameterDigest(dense, shard_digests);
+}
+
+Status PipelineRun::NotInCluster(const std::string& what) const {
+  return Status::NotSupported(what + " of a cluster run is not built yet: the cached rows live in the trainers' "
+                              "processes; train on one host (`actorrec train`) to evaluate or checkpoint");
 }
 
 Result<std::vector<ShardUsage>> PipelineRun::ShardUsages() {
+  // After a failure in a cluster a shard may be gone with its process: do
+  // not wait on it.
+  if (cluster_ && !error_.empty()) return Status::Unavailable("no shard usage: " + error_);
   std::vector<ShardUsage> usage;
   for (size_t s = 0; s < shard_actors_.size(); ++s) {
     std::string failed;
@@ -384,6 +425,7 @@ Result<std::vector<ShardUsage>> PipelineRun::ShardUsages() {
 }
 
 Result<PipelineRun::PlanReport> PipelineRun::OracleStats() {
+  if (cluster_ && !error_.empty()) return Status::Unavailable("no oracle statistics: " + error_);
   PlanReport report;
   std::string failed;
   (*driver_)
@@ -396,6 +438,35 @@ Result<PipelineRun::PlanReport> PipelineRun::OracleStats() {
           [&](caf::error& e) { failed = system_->render(e); });
   if (!failed.empty()) return Status::Unavailable("the oracle did not report its plan statistics: " + failed);
   return report;
+}
+
+Result<std::unique_ptr<MemberPipeline>> MemberPipeline::Start(const config::Config& cfg, const ClusterSeat& seat) {
+  if (Status st = CheckPipelineMode(cfg); !st.ok()) return st;
+  auto parts = RunParts::Create(cfg);
+  if (!parts.ok()) return parts.status();
+  std::unique_ptr<MemberPipeline> member(new MemberPipeline());
+  member->parts_ = std::move(parts).value();
+  auto planner = PipelinePlanner(cfg, *member->parts_, 0);
+  if (!planner.ok()) return planner.status();
+  PipelineHost::Args args;
+  args.parts = member->parts_.get();
+  args.planner = *planner;
+  args.hosted = ActorsOf(*cfg.cluster.Find(seat.member));
+  auto host = PipelineHost::Start(*seat.sys, std::move(args), ClusterDirectory(cfg, seat));
+  if (!host.ok()) return host.status();
+  member->host_ = std::move(host).value();
+  return member;
+}
+
+MemberPipeline::~MemberPipeline() {
+  if (!host_) return;
+  // Until every actor has ended, the parts they use must stay; a sync
+  // scheduler inside a collective whose peers stopped would take Gloo's
+  // timeout, and the process is about to end.
+  if (!host_->Stop(kMemberStopWait)) {
+    spdlog::info("some actors of this member were still busy at the stop; the process exit ends them");
+    (void)parts_.release();
+  }
 }
 
 }  // namespace actorrec::trainer

@@ -17,12 +17,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "actors/trainer/pipeline_host.hpp"
 #include "actors/trainer/run_parts.hpp"
 #include "actors/trainer/step_report.hpp"
 #include "actors/trainer/trainer_actor.hpp"
@@ -56,6 +58,16 @@ class PipelineRun {
   // ideal: LockstepRun runs them) and whatever RunParts::Create refuses.
   static Result<std::unique_ptr<PipelineRun>> Create(const config::Config& cfg, Options options);
   static Result<std::unique_ptr<PipelineRun>> Create(const config::Config& cfg) { return Create(cfg, Options{}); }
+  // The coordinator of a cluster run (`actorrec node` on cluster.coordinator):
+  // hosts its member's actors in `seat.sys`, publishes the run's driver and
+  // the Gloo rendezvous with the supervisor, finds every other actor through
+  // it (the other members run MemberPipeline) and drives the whole run.
+  // Evaluation and checkpoints are NotSupported here (the cached rows are in
+  // the trainers' processes); so is resuming. Stop the control plane before
+  // destroying it (TrainOptions::before_teardown), or the supervisor takes
+  // its actors' ending for a failure.
+  static Result<std::unique_ptr<PipelineRun>> CreateCoordinator(const config::Config& cfg, Options options,
+                                                                 const ClusterSeat& seat);
   // Stops the control plane, if started, then every actor.
   ~PipelineRun();
 
@@ -121,19 +133,28 @@ class PipelineRun {
   // True at a pause point (or after Finish): nothing is in flight.
   Status CheckQuiet(const char* what) const;
   std::string Progress() const;
+  // Starts the driver (publish_driver makes it findable), hosts `hosted`,
+  // finds every actor of the run and starts it.
+  Status Launch(const config::Config& cfg, const RunPosition& start, std::vector<PlannedActor> hosted,
+                PipelineDirectory directory, const std::function<void(const caf::actor&)>& publish_driver);
+  Status NotInCluster(const std::string& what) const;
 
   std::unique_ptr<RunParts> parts_;
   Options options_;
+  bool cluster_ = false;
   std::unique_ptr<caf::actor_system_config> system_config_;
-  std::unique_ptr<caf::actor_system> system_;
+  std::unique_ptr<caf::actor_system> owned_system_;  // null in a cluster: the process's system
+  caf::actor_system* system_ = nullptr;
   std::unique_ptr<caf::scoped_actor> driver_;
-  std::vector<caf::actor> actors_;  // everything spawned, stopped in the destructor
+  std::unique_ptr<PipelineHost> host_;  // the actors this process runs
+  caf::actor rendezvous_;               // a cluster coordinator's Gloo rendezvous
+  caf::actor supervisor_;               // a cluster coordinator's: told each completed batch
+  // Every actor of the run, here or in other processes.
   caf::actor oracle_, sampler_;
   std::vector<caf::actor> shard_actors_;
   std::vector<caf::actor> trainer_actors_, partition_actors_, scheduler_actors_;  // per trainer
-  std::map<caf::actor_addr, std::string> actor_names_;  // every actor spawned, by its planned name
+  std::map<caf::actor_addr, std::string> actor_names_;  // every actor of the run, by its planned name
   std::unique_ptr<InProcessControl> control_;
-  std::vector<CachedRows> cached_;  // per trainer
 
   int64_t first_batch_ = 0;
   int64_t next_report_ = 0;  // the batch Step() returns next
@@ -146,6 +167,20 @@ class PipelineRun {
   std::string error_;
   bool finished_ = false;
   std::string lookahead_report_;
+};
+
+// A cluster member other than the coordinator: builds the run's parts and
+// hosts the member's actors (PipelineHost over ClusterDirectory) until
+// destroyed; the coordinator's PipelineRun drives them.
+class MemberPipeline {
+ public:
+  static Result<std::unique_ptr<MemberPipeline>> Start(const config::Config& cfg, const ClusterSeat& seat);
+  ~MemberPipeline();
+
+ private:
+  MemberPipeline() = default;
+  std::unique_ptr<RunParts> parts_;
+  std::unique_ptr<PipelineHost> host_;
 };
 
 }  // namespace actorrec::trainer

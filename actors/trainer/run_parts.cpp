@@ -139,8 +139,19 @@ uint64_t RunParts::ParameterDigest() const {
     ACTORREC_ASSERT(other.size() == first.size() && std::memcmp(other.data(), first.data(), first.size_bytes()) == 0,
                     "dense replicas diverged");
   }
-  uint64_t digest = Digest64(std::string_view(reinterpret_cast<const char*>(first.data()), first.size_bytes()));
-  for (const auto& s : shards) digest = Digest64(std::to_string(s->Digest()), digest);
+  std::vector<uint64_t> shard_digests;
+  for (const auto& s : shards) shard_digests.push_back(s->Digest());
+  return CombineParameterDigest(DenseDigest(*trainers[0]), shard_digests);
+}
+
+uint64_t DenseDigest(const TrainerCore& trainer) {
+  const auto params = trainer.model().params();
+  return Digest64(std::string_view(reinterpret_cast<const char*>(params.data()), params.size_bytes()));
+}
+
+uint64_t CombineParameterDigest(uint64_t dense, const std::vector<uint64_t>& shard_digests) {
+  uint64_t digest = dense;
+  for (uint64_t s : shard_digests) digest = Digest64(std::to_string(s), digest);
   return digest;
 }
 

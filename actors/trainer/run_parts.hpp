@@ -37,6 +37,13 @@ struct ShardUsage {
   uint64_t bytes = 0;
 };
 
+// A trainer's dense parameters, hashed.
+uint64_t DenseDigest(const TrainerCore& trainer);
+// The digest of a run's parameters from its dense replica's digest and its
+// shards' digests in shard order: what RunParts::ParameterDigest returns,
+// computed where the parts are in other processes.
+uint64_t CombineParameterDigest(uint64_t dense, const std::vector<uint64_t>& shard_digests);
+
 struct RunParts {
   config::Config cfg;
   data::DatasetSchema schema;

@@ -8,6 +8,7 @@
 
 #include "actors/common/atoms.hpp"
 #include "actors/common/unexpected.hpp"
+#include "actors/trainer/run_parts.hpp"
 #include "actors/trainer/sync_scheduler_actor.hpp"
 #include "messages/batch_codec.hpp"
 #include "messages/plan_codec.hpp"
@@ -183,6 +184,7 @@ caf::behavior Trainer(Self self, TrainerActorArgs args) {
       [=](synced_atom, int64_t batch, uint8_t kind, double behind_s, const std::vector<float>& sums) {
         OnSynced(self, batch, kind, behind_s, sums);
       },
+      [=](digest_atom) { return DenseDigest(*self->state.args.core); },
       [=](stop_atom) { self->quit(); },
   };
 }

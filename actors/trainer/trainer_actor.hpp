@@ -7,6 +7,7 @@
 //       features are the plan's (slots); batch_samples is the global batch size
 //   (landed_atom, b)                          partition -> trainer
 //   (synced_atom, b, kind, behind_s, sum)     scheduler -> trainer
+//   digest_atom -> uint64_t                   driver -> trainer: DenseDigest of its replica
 //
 // One batch b, in order (ARCHITECTURE §3):
 //   1. wait for plan(b), slice(b), landed(b) and the critical sync of b−1;

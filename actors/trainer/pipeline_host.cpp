@@ -1,0 +1,244 @@
+#include "actors/trainer/pipeline_host.hpp"
+
+#include <caf/all.hpp>
+
+#include <algorithm>
+#include <thread>
+
+#include "actors/common/atoms.hpp"
+#include "actors/node/role_shell.hpp"
+#include "actors/embedding/shard_actor.hpp"
+#include "actors/oracle/oracle_actor.hpp"
+#include "actors/sampler/sampler_actor.hpp"
+#include "actors/trainer/cache_partition_actor.hpp"
+#include "actors/trainer/rendezvous.hpp"
+#include "actors/trainer/sync_scheduler_actor.hpp"
+
+namespace actorrec::trainer {
+namespace {
+
+// The order every process spawns in: each role needs only actors of
+// earlier ones (a trainer also needs its own partition and scheduler).
+int SpawnRank(wire::Role role) {
+  switch (role) {
+    case wire::Role::EMBEDDING: return 0;
+    case wire::Role::CACHE_PARTITION: return 1;
+    case wire::Role::SYNC_SCHEDULER: return 2;
+    case wire::Role::ORACLE: return 3;
+    case wire::Role::TRAINER: return 4;
+    case wire::Role::SAMPLER: return 5;
+    default: return 6;
+  }
+}
+
+std::string Named(wire::Role role, uint32_t index) {
+  return std::string(RoleActorName(role)) + "[" + std::to_string(index) + "]";
+}
+
+std::vector<std::string> AllNamed(wire::Role role, uint32_t count) {
+  std::vector<std::string> names;
+  for (uint32_t i = 0; i < count; ++i) names.push_back(Named(role, i));
+  return names;
+}
+
+}  // namespace
+
+Status CheckPipelineMode(const config::Config& cfg) {
+  const config::Mode mode = cfg.training.mode;
+  if (mode != config::Mode::kLrppDelayed && mode != config::Mode::kLrpp && mode != config::Mode::kReplicated) {
+    return Status::InvalidArgument(
+        "training.mode: the actor pipeline runs lrpp_delayed, lrpp and replicated; the other modes have no oracle");
+  }
+  return Status::Ok();
+}
+
+PipelineDirectory ClusterDirectory(const config::Config& cfg, const ClusterSeat& seat) {
+  PipelineDirectory directory;
+  caf::actor_system* sys = seat.sys;
+  const caf::actor supervisor = seat.supervisor;
+  const auto timeout = std::chrono::milliseconds(cfg.cluster.join_timeout_ms);
+  directory.lookup = [sys, supervisor, timeout](const std::vector<std::string>& names) -> Result<std::vector<caf::actor>> {
+    caf::scoped_actor self{*sys};
+    std::vector<caf::actor> found;
+    std::string failed;
+    self->request(supervisor, timeout, lookup_atom::value, names)
+        .receive([&](std::vector<caf::actor>& actors) { found = std::move(actors); },
+                 [&](caf::error& e) { failed = sys->render(e); });
+    if (!failed.empty()) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      return Status::Unavailable("the cluster did not provide " + list + " within cluster.join_timeout_ms (" +
+                                 std::to_string(timeout.count()) + " ms): " + failed);
+    }
+    return found;
+  };
+  const std::string member = seat.member;
+  directory.publish = [supervisor, member](const PlannedActor& planned, const caf::actor& actor) {
+    caf::anon_send(supervisor, RegisterFrame(member, planned), actor);
+  };
+  directory.gloo_address = cfg.cluster.Find(member)->address;
+  directory.gloo_prefix = "cluster-" + cfg.digest;
+  return directory;
+}
+
+Result<oracle::PlannerOptions> PipelinePlanner(const config::Config& cfg, const RunParts& parts, uint64_t first_batch) {
+  oracle::PlannerOptions planner;
+  planner.first_batch = first_batch;
+  planner.trainers = parts.W();
+  planner.table_rows = parts.table_rows;
+  planner.partitions = oracle::OnePartition(parts.T(), static_cast<uint32_t>(cfg.training.cache_rows));
+  planner.lookahead = static_cast<uint32_t>(cfg.training.lookahead);
+  planner.private_rows = cfg.training.mode != config::Mode::kReplicated;
+  if (Status st = oracle::Validate(planner); !st.ok()) return Status::InvalidArgument("training: " + st.message());
+  return planner;
+}
+
+Result<std::unique_ptr<PipelineHost>> PipelineHost::Start(caf::actor_system& sys, Args args,
+                                                          PipelineDirectory directory) {
+  std::unique_ptr<PipelineHost> host(new PipelineHost());
+  host->args_ = std::move(args);
+  host->directory_ = std::move(directory);
+  host->cached_.resize(host->args_.parts->W());
+  std::stable_sort(host->args_.hosted.begin(), host->args_.hosted.end(),
+                   [](const PlannedActor& a, const PlannedActor& b) { return SpawnRank(a.role) < SpawnRank(b.role); });
+  auto driver = host->directory_.lookup({kDriverName});
+  if (!driver.ok()) return driver.status();
+  host->driver_ = (*driver)[0];
+  for (const PlannedActor& planned : host->args_.hosted) {
+    if (Status st = host->Spawn(sys, planned); !st.ok()) {
+      host->Stop();
+      return Status::Unavailable("starting " + planned.name + ": " + st.message());
+    }
+  }
+  return host;
+}
+
+Status PipelineHost::Spawn(caf::actor_system& sys, const PlannedActor& planned) {
+  RunParts& p = *args_.parts;
+  const uint32_t W = p.W(), S = p.S();
+  const uint32_t i = planned.index;
+  const uint32_t width = p.row_optimizer->width();
+  const int64_t first_batch = static_cast<int64_t>(args_.planner.first_batch);
+  auto local = [&](wire::Role role) -> caf::actor {
+    for (const auto& [pl, actor] : spawned_) {
+      if (pl.role == role && pl.index == i) return actor;
+    }
+    return {};
+  };
+  caf::actor actor;
+  switch (planned.role) {
+    case wire::Role::EMBEDDING: {
+      if (i >= S) return Status::InvalidArgument("the run has " + std::to_string(S) + " shards");
+      actor = embedding::SpawnShardActor(sys, {p.shards[i].get(), W, first_batch, width, driver_});
+      break;
+    }
+    case wire::Role::CACHE_PARTITION: {
+      if (i >= W) return Status::InvalidArgument("the run has " + std::to_string(W) + " trainers");
+      auto shards = directory_.lookup(AllNamed(wire::Role::EMBEDDING, S));
+      if (!shards.ok()) return shards.status();
+      p.trainers[i]->EnsureSlots(args_.planner.partitions[0].capacity);
+      actor = SpawnCachePartition(sys, {i, 0, p.trainers[i].get(), width, *shards, driver_});
+      break;
+    }
+    case wire::Role::SYNC_SCHEDULER: {
+      if (i >= W) return Status::InvalidArgument("the run has " + std::to_string(W) + " trainers");
+      gpu::GlooOptions gloo;
+      gloo.rank = i;
+      gloo.size = W;
+      gloo.address = directory_.gloo_address;
+      gloo.prefix = directory_.gloo_prefix;
+      gloo.store = directory_.gloo_store;
+      if (!gloo.store && W > 1) {
+        auto rendezvous = directory_.lookup({kRendezvousName});
+        if (!rendezvous.ok()) return rendezvous.status();
+        gloo.store = MakeActorStore(sys, (*rendezvous)[0], gloo.timeout);
+      }
+      actor = SpawnSyncScheduler(sys, {gloo, driver_});
+      break;
+    }
+    case wire::Role::ORACLE: {
+      auto partitions = directory_.lookup(AllNamed(wire::Role::CACHE_PARTITION, W));
+      if (!partitions.ok()) return partitions.status();
+      oracle::OracleActorArgs oracle_args;
+      oracle_args.options = args_.planner;
+      oracle_args.partitions = *partitions;
+      oracle_args.driver = driver_;
+      oracle_args.plans_ahead = args_.plans_ahead;
+      oracle_args.row_bytes = uint64_t{p.row_optimizer->row_floats()} * sizeof(float);
+      oracle_args.hold = args_.hold;
+      actor = oracle::SpawnOracleActor(sys, std::move(oracle_args));
+      break;
+    }
+    case wire::Role::TRAINER: {
+      if (i >= W) return Status::InvalidArgument("the run has " + std::to_string(W) + " trainers");
+      auto oracle = directory_.lookup({"oracle"});
+      if (!oracle.ok()) return oracle.status();
+      TrainerActorArgs trainer;
+      trainer.trainer = i;
+      trainer.core = p.trainers[i].get();
+      trainer.partition = local(wire::Role::CACHE_PARTITION);
+      trainer.scheduler = local(wire::Role::SYNC_SCHEDULER);
+      if (!trainer.partition || !trainer.scheduler) {
+        return Status::InvalidArgument("trainer[" + std::to_string(i) +
+                                       "] needs its cache partition and sync scheduler in the same process");
+      }
+      trainer.oracle = (*oracle)[0];
+      trainer.driver = driver_;
+      trainer.cached = &cached_[i];
+      trainer.first_batch = first_batch;
+      actor = SpawnTrainerActor(sys, std::move(trainer));
+      caf::anon_send(local(wire::Role::CACHE_PARTITION), actor);  // where it reports landings
+      break;
+    }
+    case wire::Role::SAMPLER: {
+      auto oracle = directory_.lookup({"oracle"});
+      if (!oracle.ok()) return oracle.status();
+      SamplerArgs sampler;
+      sampler.source = p.TrainSource();
+      sampler.options = p.SequenceOptions();
+      sampler.options.start = args_.start.next;
+      if (sampler.options.max_batches != 0) {
+        // max_batches counts the whole run; a resumed one has done some.
+        const uint64_t done = args_.start.batches;
+        if (sampler.options.max_batches <= done) sampler.options.epochs = 0;
+        sampler.options.max_batches = sampler.options.max_batches > done ? sampler.options.max_batches - done : 0;
+      }
+      sampler.consumer = (*oracle)[0];
+      actor = SpawnSampler(sys, std::move(sampler));
+      break;
+    }
+    default: return Status::InvalidArgument("no pipeline actor plays this role");
+  }
+  spawned_.emplace_back(planned, actor);
+  actors_.push_back(actor);
+  auto ended = std::make_shared<std::atomic<bool>>(false);
+  actor->attach_functor([ended] { ended->store(true); });
+  ended_.push_back(ended);
+  directory_.publish(planned, actor);
+  return Status::Ok();
+}
+
+caf::actor PipelineHost::Hosted(const PlannedActor& planned) const {
+  for (const auto& [pl, actor] : spawned_) {
+    if (pl.role == planned.role && pl.index == planned.index) return actor;
+  }
+  return {};
+}
+
+bool PipelineHost::Stop(std::chrono::milliseconds wait) {
+  for (const caf::actor& a : actors_) caf::anon_send(a, stop_atom::value);
+  actors_.clear();
+  spawned_.clear();
+  driver_ = nullptr;
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  for (;;) {
+    bool all = true;
+    for (const auto& e : ended_) all = all && e->load();
+    if (all || std::chrono::steady_clock::now() >= deadline) return all;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+PipelineHost::~PipelineHost() { Stop(); }
+
+}  // namespace actorrec::trainer

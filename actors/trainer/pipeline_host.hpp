@@ -1,0 +1,116 @@
+// PipelineHost: the training pipeline's actors that one process hosts —
+// all of them in `actorrec train`, one member's share in a cluster
+// (`actorrec node`). It spawns them in dependency order (shards, cache
+// partitions and sync schedulers, oracle, trainers, sampler), finding the
+// actors it needs by their planned names ("embedding_shard[1]", "oracle",
+// actor_plan.hpp) through a PipelineDirectory, and publishes each one it
+// spawns there. Every process spawns in that same order, so a lookup only
+// ever waits for an actor that some process is about to publish: in a
+// cluster, the processes start each other's dependencies in turn.
+//
+// The run's driver (PipelineRun, on the coordinator) is found under
+// kDriverName; in a cluster the sync schedulers rendezvous through the
+// actor found under kRendezvousName (rendezvous.hpp).
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/node/actor_plan.hpp"
+#include "actors/oracle/planner_options.hpp"
+#include "actors/trainer/checkpoint.hpp"
+#include "actors/trainer/run_parts.hpp"
+#include "actors/trainer/trainer_actor.hpp"
+#include "gpu/gloo_collective.hpp"
+
+namespace actorrec::trainer {
+
+inline constexpr const char* kDriverName = "run_driver";
+inline constexpr const char* kRendezvousName = "gloo_rendezvous";
+
+struct PipelineDirectory {
+  // The actors of these names, in order, once they all exist; Unavailable
+  // naming them when they do not appear in time.
+  std::function<Result<std::vector<caf::actor>>(const std::vector<std::string>& names)> lookup;
+  // Makes an actor this process spawned findable by its planned name.
+  std::function<void(const PlannedActor& planned, const caf::actor& actor)> publish;
+  // Where this process's sync schedulers listen for their Gloo peers.
+  std::string gloo_address = "127.0.0.1";
+  // In-process runs share one Gloo store; null: the cluster's rendezvous.
+  std::shared_ptr<gloo::rendezvous::Store> gloo_store;
+  std::string gloo_prefix;  // the same in every process of a run
+};
+
+// Where a process of a cluster sits: its actor system (with the middleman),
+// the supervisor (local on the coordinator, else a proxy) and its member name.
+struct ClusterSeat {
+  caf::actor_system* sys = nullptr;
+  caf::actor supervisor;
+  std::string member;
+};
+
+// The directory of a cluster: lookups ask the supervisor (waiting up to
+// cluster.join_timeout_ms), publishing registers the actor with it; Gloo
+// binds the member's address and rendezvouses through kRendezvousName.
+PipelineDirectory ClusterDirectory(const config::Config& cfg, const ClusterSeat& seat);
+
+// The planner options of a run of `cfg` whose first batch is `first_batch`:
+// one cache partition per trainer, the configured lookahead and capacity.
+// InvalidArgument naming the training key that is out of range.
+Result<oracle::PlannerOptions> PipelinePlanner(const config::Config& cfg, const RunParts& parts, uint64_t first_batch);
+
+// The modes the pipeline runs (those with an oracle); InvalidArgument for
+// the others.
+Status CheckPipelineMode(const config::Config& cfg);
+
+class PipelineHost {
+ public:
+  struct Args {
+    RunParts* parts = nullptr;  // outlives the host
+    oracle::PlannerOptions planner;
+    uint32_t plans_ahead = 4;
+    int64_t hold = INT64_MAX;  // the oracle plans nothing after this batch until told
+    RunPosition start;          // where the run begins (a resumed run's position)
+    std::vector<PlannedActor> hosted;  // this process's actors (ActorsOf)
+  };
+
+  // Spawns `args.hosted`. Fails (and stops what it spawned) when a lookup
+  // fails or a planned actor is out of the run's range.
+  static Result<std::unique_ptr<PipelineHost>> Start(caf::actor_system& sys, Args args, PipelineDirectory directory);
+  // Stop() unless stopped.
+  ~PipelineHost();
+  PipelineHost(const PipelineHost&) = delete;
+  PipelineHost& operator=(const PipelineHost&) = delete;
+
+  // Asks every hosted actor to stop, lets go of them, and waits up to
+  // `wait` for them to end. True when they all ended: only then may the
+  // RunParts they use go away.
+  bool Stop(std::chrono::milliseconds wait = std::chrono::milliseconds(0));
+
+  // The hosted actor that plays `planned`; null when another process hosts it.
+  caf::actor Hosted(const PlannedActor& planned) const;
+  const std::vector<caf::actor>& actors() const { return actors_; }
+  // Trainer w's cached rows (written by its trainer actor): only for hosted trainers.
+  CachedRows* cached(uint32_t w) { return &cached_[w]; }
+
+ private:
+  PipelineHost() = default;
+  Status Spawn(caf::actor_system& sys, const PlannedActor& planned);
+
+  Args args_;
+  PipelineDirectory directory_;
+  caf::actor driver_;
+  std::vector<std::pair<PlannedActor, caf::actor>> spawned_;
+  std::vector<caf::actor> actors_;
+  std::vector<std::shared_ptr<std::atomic<bool>>> ended_;  // per hosted actor
+  std::vector<CachedRows> cached_;  // per trainer rank
+};
+
+}  // namespace actorrec::trainer

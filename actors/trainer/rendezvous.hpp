@@ -1,0 +1,31 @@
+// The Gloo rendezvous of a cluster: the trainer ranks of a run, in
+// different processes and on different hosts, exchange their addresses
+// through one actor on the coordinator instead of a shared file system.
+//
+//   (put_atom, key, std::vector<char>)  stores a value (a later put replaces it)
+//   (get_atom, key)                     answered with the value once it is stored
+//
+// MakeActorStore wraps the actor in Gloo's Store interface for
+// gpu::GlooOptions::store; its calls block the calling thread (a
+// sync_scheduler's, which is detached) and throw gloo::IoException when the
+// rendezvous does not answer in time, which ConnectGloo reports as a status.
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include <chrono>
+#include <memory>
+
+namespace gloo::rendezvous {
+class Store;
+}
+
+namespace actorrec::trainer {
+
+caf::actor SpawnRendezvous(caf::actor_system& sys);
+
+std::shared_ptr<gloo::rendezvous::Store> MakeActorStore(caf::actor_system& sys, caf::actor rendezvous,
+                                                        std::chrono::milliseconds timeout);
+
+}  // namespace actorrec::trainer
