@@ -12,6 +12,7 @@
 #include "actors/oracle/plan_dump.hpp"
 #include "actors/sampler/batch_sequence.hpp"
 #include "actors/sampler/dataset_source.hpp"
+#include "actors/trainer/run_parts.hpp"
 #include "base/logging.hpp"
 #include "configs/config.hpp"
 #include "models/optimizers.hpp"
@@ -59,13 +60,11 @@ int RunPlan(const PlanFlags& flags) {
   const data::DatasetSchema schema = (*first_epoch)->schema();
   first_epoch->reset();
 
-  oracle::PlannerOptions options;
-  options.trainers = static_cast<uint32_t>(cfg.cluster.TotalTrainers());
-  for (const auto& t : schema.tables) options.table_rows.push_back(t.rows);
-  options.partitions = oracle::OnePartition(options.table_rows.size(), static_cast<uint32_t>(cfg.training.cache_rows));
-  options.lookahead = static_cast<uint32_t>(cfg.training.lookahead);
-  options.private_rows = cfg.training.mode != config::Mode::kReplicated;
-  if (Status s = oracle::Validate(options); !s.ok()) return Fail(kExitUsage, "training: " + s.message());
+  std::vector<uint64_t> table_rows;
+  for (const auto& t : schema.tables) table_rows.push_back(t.rows);
+  auto planned = trainer::PlannerOptionsOf(cfg, std::move(table_rows), 0);
+  if (!planned.ok()) return Fail(kExitUsage, planned.status().message());
+  const oracle::PlannerOptions& options = *planned;
 
   const models::RowOptimizer row_optimizer(cfg.optimizer.sparse, models::SparseSettingsOf(cfg.optimizer),
                                            static_cast<uint32_t>(cfg.model.embedding_dim));

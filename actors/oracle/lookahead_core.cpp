@@ -47,6 +47,7 @@ LookaheadCore::LookaheadCore(const PlannerOptions& options, std::vector<uint32_t
                              bool bounded)
     : trainers_(options.trainers),
       all_shared_(!options.private_rows),
+      all_critical_(!options.delayed_sync),
       tables_(static_cast<uint32_t>(options.table_rows.size())),
       lookahead_(lookahead),
       first_batch_(static_cast<int64_t>(options.first_batch)),
@@ -219,7 +220,7 @@ Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchP
       const bool cached = (f & kCached) != 0;
       e.flags = f | (has_next ? 0 : kEvict) | (is_shared ? 0 : kPrivate);
       shared += is_shared;
-      critical += is_shared & ((f & kNextAdjacent) != 0);
+      critical += is_shared & (all_critical_ | ((f & kNextAdjacent) != 0));
       shared_evictions += is_shared & !has_next;
       load_[e.owner] += !is_shared;
       private_misses_[e.owner] += !is_shared & !cached;
@@ -305,7 +306,7 @@ void LookaheadCore::EmitLists(size_t i, uint64_t b, Record& record, uint32_t sha
         continue;
       }
       const RowSlot row{t, e.row, e.slot};
-      const bool adjacent = (f & kNextAdjacent) != 0;
+      const bool adjacent = all_critical_ | ((f & kNextAdjacent) != 0);
       *prefetch = row;
       prefetch += !(f & kCached);
       *critical_at = row;

@@ -147,6 +147,7 @@ class LookaheadCore {
 
   const uint32_t trainers_;
   const bool all_shared_;  // PlannerOptions::private_rows == false: every row is shared
+  const bool all_critical_;  // PlannerOptions::delayed_sync == false: every shared row is critical
   const uint32_t tables_;
   const uint32_t lookahead_;
   const int64_t first_batch_;

@@ -39,6 +39,11 @@ struct PlannerOptions {
   // False is the `replicated` mode (ARCHITECTURE §8): no row is private,
   // every miss is a shared prefetch and every updated row is synced.
   bool private_rows = true;
+  // False is `lrpp` and `replicated` (ARCHITECTURE §8): every shared row
+  // updated in b is synced before b+1 starts (critical), none in the
+  // background. True splits them into critical (b+1 reads the row) and
+  // delayed (read later, or evicted after b).
+  bool delayed_sync = true;
   // The batch number of the first pushed batch: a run resumed at batch k
   // from a checkpoint (every cache empty, every row written back) plans k,
   // k+1, … with first_batch = k. Plans are numbered from it and their

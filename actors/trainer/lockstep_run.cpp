@@ -66,17 +66,9 @@ Result<std::unique_ptr<LockstepRun>> LockstepRun::Create(std::unique_ptr<RunPart
     case config::Mode::kLrppDelayed:
     case config::Mode::kLrpp:
     case config::Mode::kReplicated: {
-      oracle::PlannerOptions options;
-      options.trainers = W;
-      options.table_rows = run->parts_->table_rows;
-      options.partitions = oracle::OnePartition(T, static_cast<uint32_t>(cfg.training.cache_rows));
-      options.lookahead = static_cast<uint32_t>(cfg.training.lookahead);
-      options.private_rows = run->mode_ != config::Mode::kReplicated;
-      options.first_batch = first_batch;
-      if (Status st = oracle::Validate(options); !st.ok()) {
-        return Status::InvalidArgument("training: " + st.message());
-      }
-      run->planner_ = std::make_unique<oracle::Planner>(options);
+      auto options = PlannerOptionsOf(cfg, run->parts_->table_rows, first_batch);
+      if (!options.ok()) return options.status();
+      run->planner_ = std::make_unique<oracle::Planner>(*options);
       for (auto& t : run->parts_->trainers) t->EnsureSlots(static_cast<uint32_t>(cfg.training.cache_rows));
       break;
     }

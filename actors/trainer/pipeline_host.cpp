@@ -81,18 +81,6 @@ PipelineDirectory ClusterDirectory(const config::Config& cfg, const ClusterSeat&
   return directory;
 }
 
-Result<oracle::PlannerOptions> PipelinePlanner(const config::Config& cfg, const RunParts& parts, uint64_t first_batch) {
-  oracle::PlannerOptions planner;
-  planner.first_batch = first_batch;
-  planner.trainers = parts.W();
-  planner.table_rows = parts.table_rows;
-  planner.partitions = oracle::OnePartition(parts.T(), static_cast<uint32_t>(cfg.training.cache_rows));
-  planner.lookahead = static_cast<uint32_t>(cfg.training.lookahead);
-  planner.private_rows = cfg.training.mode != config::Mode::kReplicated;
-  if (Status st = oracle::Validate(planner); !st.ok()) return Status::InvalidArgument("training: " + st.message());
-  return planner;
-}
-
 Result<std::unique_ptr<PipelineHost>> PipelineHost::Start(caf::actor_system& sys, Args args,
                                                           PipelineDirectory directory) {
   std::unique_ptr<PipelineHost> host(new PipelineHost());

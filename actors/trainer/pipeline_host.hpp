@@ -61,11 +61,6 @@ struct ClusterSeat {
 // binds the member's address and rendezvouses through kRendezvousName.
 PipelineDirectory ClusterDirectory(const config::Config& cfg, const ClusterSeat& seat);
 
-// The planner options of a run of `cfg` whose first batch is `first_batch`:
-// one cache partition per trainer, the configured lookahead and capacity.
-// InvalidArgument naming the training key that is out of range.
-Result<oracle::PlannerOptions> PipelinePlanner(const config::Config& cfg, const RunParts& parts, uint64_t first_batch);
-
 // The modes the pipeline runs (those with an oracle); InvalidArgument for
 // the others.
 Status CheckPipelineMode(const config::Config& cfg);

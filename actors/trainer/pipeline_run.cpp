@@ -109,7 +109,7 @@ Status PipelineRun::Launch(const config::Config& cfg, const RunPosition& start, 
                            PipelineDirectory directory, const std::function<void(const caf::actor&)>& publish_driver) {
   RunParts& p = *parts_;
   const uint32_t W = p.W(), S = p.S();
-  auto planner = PipelinePlanner(cfg, p, start.batches);
+  auto planner = PlannerOptionsOf(cfg, p.table_rows, start.batches);
   if (!planner.ok()) return planner.status();
   caf::actor_system& sys = *system_;
   driver_ = std::make_unique<caf::scoped_actor>(sys);
@@ -446,7 +446,7 @@ Result<std::unique_ptr<MemberPipeline>> MemberPipeline::Start(const config::Conf
   if (!parts.ok()) return parts.status();
   std::unique_ptr<MemberPipeline> member(new MemberPipeline());
   member->parts_ = std::move(parts).value();
-  auto planner = PipelinePlanner(cfg, *member->parts_, 0);
+  auto planner = PlannerOptionsOf(cfg, member->parts_->table_rows, 0);
   if (!planner.ok()) return planner.status();
   PipelineHost::Args args;
   args.parts = member->parts_.get();

@@ -144,6 +144,20 @@ uint64_t RunParts::ParameterDigest() const {
   return CombineParameterDigest(DenseDigest(*trainers[0]), shard_digests);
 }
 
+Result<oracle::PlannerOptions> PlannerOptionsOf(const config::Config& cfg, std::vector<uint64_t> table_rows,
+                                                uint64_t first_batch) {
+  oracle::PlannerOptions options;
+  options.first_batch = first_batch;
+  options.trainers = static_cast<uint32_t>(cfg.cluster.TotalTrainers());
+  options.partitions = oracle::OnePartition(table_rows.size(), static_cast<uint32_t>(cfg.training.cache_rows));
+  options.table_rows = std::move(table_rows);
+  options.lookahead = static_cast<uint32_t>(cfg.training.lookahead);
+  options.private_rows = cfg.training.mode != config::Mode::kReplicated;
+  options.delayed_sync = cfg.training.mode != config::Mode::kLrpp && cfg.training.mode != config::Mode::kReplicated;
+  if (Status st = oracle::Validate(options); !st.ok()) return Status::InvalidArgument("training: " + st.message());
+  return options;
+}
+
 uint64_t DenseDigest(const TrainerCore& trainer) {
   const auto params = trainer.model().params();
   return Digest64(std::string_view(reinterpret_cast<const char*>(params.data()), params.size_bytes()));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "actors/embedding/shard_store.hpp"
+#include "actors/oracle/planner_options.hpp"
 #include "actors/sampler/batch_sequence.hpp"
 #include "actors/trainer/trainer_core.hpp"
 #include "configs/config.hpp"
@@ -36,6 +37,16 @@ struct ShardUsage {
   uint64_t rows = 0;
   uint64_t bytes = 0;
 };
+
+// The oracle's options for a run of `cfg` over tables of `table_rows` whose
+// first batch is `first_batch`: every trainer rank of the cluster, one cache
+// partition of training.cache_rows slots per trainer, the configured
+// lookahead; private rows except in `replicated`, delayed sync except in
+// `lrpp` and `replicated` (ARCHITECTURE §8; the modes without an oracle get
+// lrpp_delayed's options, for `actorrec plan`). InvalidArgument naming the training key
+// that is out of range.
+Result<oracle::PlannerOptions> PlannerOptionsOf(const config::Config& cfg, std::vector<uint64_t> table_rows,
+                                                uint64_t first_batch);
 
 // A trainer's dense parameters, hashed.
 uint64_t DenseDigest(const TrainerCore& trainer);

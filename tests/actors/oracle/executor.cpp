@@ -172,8 +172,8 @@ class Executor {
       if (o_.private_rows && !again && (users & (users - 1)) == 0) {
         expect_private.insert(k);
       } else {
-        (users_.size() > static_cast<size_t>(b + 1) && users_[b + 1].count(k) ? expect_critical : expect_delayed)
-            .insert(k);
+        const bool next_reads = users_.size() > static_cast<size_t>(b + 1) && users_[b + 1].count(k);
+        (next_reads || !o_.delayed_sync ? expect_critical : expect_delayed).insert(k);
       }
     }
     if (missed != expect_missed) Fail(at + "prefetches are not exactly the rows no batch of [b-L, b) used");

@@ -35,6 +35,9 @@ struct ExecutorOptions {
   // PlannerOptions::private_rows: false (replicated mode) expects no private
   // rows at all, every updated row synced.
   bool private_rows = true;
+  // PlannerOptions::delayed_sync: false (lrpp, replicated) expects every
+  // shared updated row critical and none delayed.
+  bool delayed_sync = true;
   // false: only the dynamic checks (reads, slots, syncs, write-backs), so
   // that the executor's own tests can show those catch what they must.
   bool check_sets = true;

@@ -62,6 +62,7 @@ inline ExecutorOptions ExecutorFor(const PlannerOptions& options, uint32_t looka
   e.lookahead = lookahead;
   e.lazy = lazy;
   e.private_rows = options.private_rows;
+  e.delayed_sync = options.delayed_sync;
   e.table_slots.resize(options.table_rows.size());
   uint32_t first = 0;
   for (const Partition& p : options.partitions) {

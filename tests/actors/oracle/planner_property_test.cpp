@@ -2,6 +2,9 @@
 // capacities, the independent executor finds every plan correct.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <tuple>
+
 #include "actors/oracle/auto_lookahead.hpp"
 #include "tests/actors/oracle/harness.hpp"
 
@@ -144,4 +147,56 @@ TEST_CASE("replicated plans (private_rows = false) have no private row and sync 
   REQUIRE(lrpp_as_replicated.ok());
   REQUIRE_THAT(Violations(ExecutorFor(options, lookahead, false), w, *lrpp_as_replicated),
                Catch::Contains("private rows are not exactly"));
+}
+
+TEST_CASE("without delayed sync (lrpp, replicated) every shared updated row is critical and nothing else changes",
+          "[oracle]") {
+  const Skew skew = GENERATE(Skew::kUniform, Skew::kZipf08, Skew::kTop1Percent90);
+  const uint32_t lookahead = GENERATE(1u, 5u, 50u);
+  const uint32_t trainers = GENERATE(2u, 3u);
+  const bool private_rows = GENERATE(true, false);
+  const uint64_t seed = GENERATE(take(2, random(1, 1000000)));
+  const bool split = seed % 2 == 0;
+  CAPTURE(SkewName(skew), lookahead, trainers, private_rows, seed, split);
+
+  const Workload w = MakeWorkload(seed, skew, 100, 24, kTableRows);
+  PlannerOptions delayed = Options(trainers, lookahead, split);
+  delayed.private_rows = private_rows;
+  const std::vector<uint32_t> peaks = PeakOccupancy(delayed, AllRows(delayed, w), lookahead);
+  for (size_t p = 0; p < peaks.size(); ++p) delayed.partitions[p].capacity = std::max(peaks[p], 1u);
+  PlannerOptions options = delayed;
+  options.delayed_sync = false;
+  std::vector<BatchPlan> plans, delayed_plans;
+  Result<Plans> trainer_plans = PlanAll(options, w, nullptr, &plans);
+  REQUIRE(trainer_plans.ok());
+  REQUIRE(PlanAll(delayed, w, nullptr, &delayed_plans).ok());
+  REQUIRE(plans.size() == delayed_plans.size());
+  auto keys = [](const std::vector<RowSlot>& rows) {
+    std::vector<std::tuple<uint32_t, uint64_t, uint32_t>> k;
+    for (const RowSlot& r : rows) k.emplace_back(r.table, r.row, r.slot);
+    std::sort(k.begin(), k.end());
+    return k;
+  };
+  uint64_t moved = 0;
+  for (size_t b = 0; b < plans.size(); ++b) {
+    CAPTURE(b);
+    const BatchPlan& p = plans[b];
+    const BatchPlan& d = delayed_plans[b];
+    REQUIRE(p.delayed.empty());
+    std::vector<RowSlot> both = d.critical;
+    both.insert(both.end(), d.delayed.begin(), d.delayed.end());
+    REQUIRE(keys(p.critical) == keys(both));
+    REQUIRE(keys(p.prefetch) == keys(d.prefetch));
+    REQUIRE(p.evictions.size() == d.evictions.size());
+    for (uint32_t t = 0; t < trainers; ++t) {
+      REQUIRE(keys(p.trainers[t].private_rows) == keys(d.trainers[t].private_rows));
+      REQUIRE(keys(p.trainers[t].private_prefetch) == keys(d.trainers[t].private_prefetch));
+    }
+    moved += d.delayed.size();
+  }
+  CHECK(moved > 0);  // the option made a difference
+  for (bool lazy : {false, true}) {
+    CAPTURE(lazy);
+    REQUIRE(Violations(ExecutorFor(options, lookahead, lazy), w, *trainer_plans) == "");
+  }
 }
