@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iomanip>
 #include <numeric>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -92,6 +93,9 @@ class Run {
   // The oracle actor's statistics of its plans; NotSupported without one.
   virtual Result<trainer::PipelineRun::PlanReport> OracleStats() = 0;
   virtual bool pipelined() const = 0;
+  // When the run began working: the pipeline's actors start before the
+  // first Step(); the lockstep driver works only inside Step() (nullopt).
+  virtual std::optional<Clock::time_point> started_at() const = 0;
 };
 
 template <class R>
@@ -118,6 +122,13 @@ class RunOf final : public Run {
     }
   }
   bool pipelined() const override { return std::is_same_v<R, trainer::PipelineRun>; }
+  std::optional<Clock::time_point> started_at() const override {
+    if constexpr (std::is_same_v<R, trainer::PipelineRun>) {
+      return run_->started_at();
+    } else {
+      return std::nullopt;
+    }
+  }
 
  private:
   std::unique_ptr<R> run_;
@@ -264,7 +275,9 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   double window_loss = 0;
   uint64_t window_samples = 0;
   auto last_print = Clock::now();
-  const auto train_start = Clock::now();
+  // Throughput counts from when the run began working, so that batches a
+  // pipeline finished during start-up are not counted as free.
+  const auto train_start = run.started_at().value_or(Clock::now());
   trainer::StepReport step;
   int code = kExitOk;
   bool eval_unsupported = false;
@@ -311,8 +324,11 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
             << ",\"unique_rows\":" << step.unique_rows << ",\"missed_rows\":" << step.missed_rows
             << ",\"fetched_rows\":" << step.fetched_rows << ",\"written_rows\":" << step.written_rows
             << ",\"critical_rows\":" << step.synced_critical << ",\"delayed_rows\":" << step.synced_delayed
-            << ",\"private_rows\":" << step.private_rows << ",\"forward_s\":" << step.forward_s
-            << ",\"backward_s\":" << step.backward_s << "}\n";
+            << ",\"private_rows\":" << step.private_rows << ",\"fetch_s\":" << step.fetch_s
+            << ",\"forward_s\":" << step.forward_s << ",\"backward_s\":" << step.backward_s
+            << ",\"dense_sync_s\":" << step.dense_sync_s << ",\"exposed_delayed_s\":" << step.exposed_delayed_s
+            << ",\"optimizer_s\":" << step.optimizer_s << ",\"elapsed_s\":"
+            << std::chrono::duration<double>(Clock::now() - train_start).count() << "}\n";
 
     const double elapsed = std::chrono::duration<double>(Clock::now() - train_start).count();
     const bool last = planned != 0 && totals.batches >= planned;

@@ -158,6 +158,7 @@ Status PipelineRun::Launch(const config::Config& cfg, const RunPosition& start, 
   // The driver watches every actor: one that stops mid-run (a crash, a
   // kill, its process lost) ends the run promptly with its name.
   for (const auto& [address, name] : actor_names_) (*driver_)->monitor(caf::actor_cast<caf::actor>(address));
+  started_at_ = std::chrono::steady_clock::now();
   (*driver_)->send(oracle_, trainer_actors_, sampler_);  // starts the run
   return Status::Ok();
 }

@@ -16,6 +16,7 @@
 // ParameterDigest() may be called then, and after Finish().
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -117,6 +118,9 @@ class PipelineRun {
   uint32_t trainers() const { return parts_->W(); }
   uint32_t shards() const { return parts_->S(); }
   const std::string& lookahead_report() const { return lookahead_report_; }
+  // When the run's actors were told to start: they work from then on,
+  // before the first Step() (steady clock).
+  std::chrono::steady_clock::time_point started_at() const { return started_at_; }
   const data::DatasetSchema& schema() const { return parts_->schema; }
   uint64_t row_bytes() const { return uint64_t{parts_->row_optimizer->row_floats()} * sizeof(float); }
 
@@ -167,6 +171,7 @@ class PipelineRun {
   std::string error_;
   bool finished_ = false;
   std::string lookahead_report_;
+  std::chrono::steady_clock::time_point started_at_{};
 };
 
 // A cluster member other than the coordinator: builds the run's parts and

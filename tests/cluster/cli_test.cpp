@@ -48,7 +48,9 @@ TEST_CASE("train on the embedded default starts every role, trains, learns and e
   std::string first;
   REQUIRE(std::getline(metrics, first));
   REQUIRE_THAT(first, Catch::StartsWith("{\"event\":\"batch\",\"epoch\":0,\"batch\":0,"));
-  REQUIRE_THAT(first, Catch::Matches(".*\"forward_s\":[0-9.e-]+,\"backward_s\":[0-9.e-]+\\}"));
+  REQUIRE_THAT(first, Catch::Matches(".*\"fetch_s\":[0-9.e-]+,\"forward_s\":[0-9.e-]+,\"backward_s\":[0-9.e-]+,"
+                                     "\"dense_sync_s\":[0-9.e-]+,\"exposed_delayed_s\":[0-9.e-]+,"
+                                     "\"optimizer_s\":[0-9.e-]+,\"elapsed_s\":[0-9.e-]+\\}"));
   std::string line, last;
   while (std::getline(metrics, line)) last = line;
   REQUIRE_THAT(last, Catch::StartsWith("{\"event\":\"summary\","));
