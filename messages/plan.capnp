@@ -25,7 +25,7 @@ $Cxx.namespace("actorrec::wire");
 struct TrainerPlan {
   batch @0 :Int64;           # the global batch b this plan is for
   trainer @1 :UInt32;        # the trainer w that executes it
-  lookahead @2 :UInt32;      # L: the oracle planned b with batches b … b+L in view
+  lookahead @2 :UInt32;      # L: the oracle planned b with batches b … b+L in view (0: the modes without lookahead)
 
   barrier @3 :Int64;
   # b − L − 1, or −1 when that is negative (none). The prefetch of this plan

@@ -95,7 +95,7 @@ Status DecodePlan(const Frame<TrainerPlan>& frame, oracle::TrainerPlan* out) {
                            std::to_string(b.getTrainer());
   const int64_t batch = b.getBatch();
   const uint32_t lookahead = b.getLookahead();
-  if (batch < 0 || lookahead == 0) return Status::Corruption(name + ": needs batch >= 0 and lookahead >= 1");
+  if (batch < 0) return Status::Corruption(name + ": needs batch >= 0");
   // b − L − 1, or −1 when negative; a run resumed at batch k raises it to
   // k − 1 for its first L batches (the checkpoint holds every earlier
   // write-back): never above b − 1, never below b − L − 1.

@@ -134,10 +134,6 @@ class RunOf final : public Run {
   std::unique_ptr<R> run_;
 };
 
-bool HasOracle(config::Mode mode) {
-  return mode == config::Mode::kLrppDelayed || mode == config::Mode::kLrpp || mode == config::Mode::kReplicated;
-}
-
 Result<std::unique_ptr<Run>> CreateRun(const config::Config& cfg, const TrainOptions& options, std::ostream& out) {
   if (options.cluster != nullptr) {
     trainer::PipelineRun::Options pipeline;
@@ -147,7 +143,7 @@ Result<std::unique_ptr<Run>> CreateRun(const config::Config& cfg, const TrainOpt
            "rows and plans over CAF's middleman, gradients over Gloo\n";
     return std::unique_ptr<Run>(std::make_unique<RunOf<trainer::PipelineRun>>(std::move(run).value()));
   }
-  if (HasOracle(cfg.training.mode) && !options.lockstep) {
+  if (!options.lockstep) {
     trainer::PipelineRun::Options pipeline;
     // Pauses where evaluation or a checkpoint needs a quiet run.
     pipeline.pause_every = std::gcd(cfg.training.eval_every, options.checkpoint_every);
@@ -155,16 +151,16 @@ Result<std::unique_ptr<Run>> CreateRun(const config::Config& cfg, const TrainOpt
     auto run = trainer::PipelineRun::Create(cfg, pipeline);
     if (!run.ok()) return run.status();
     out << "training with the actor pipeline: oracle, shards, cache partitions, trainers and sync schedulers "
-           "exchanging messages, prefetch and delayed sync overlapping compute\n";
+           "exchanging messages, prefetch"
+        << (cfg.training.mode == config::Mode::kLrppDelayed ? " and delayed sync" : "") << " overlapping compute\n";
     if (Status s = (*run)->StartControlPlane(cfg, out); !s.ok()) return s;
     return std::unique_ptr<Run>(std::make_unique<RunOf<trainer::PipelineRun>>(std::move(run).value()));
   }
   auto run = options.resume_dir.empty() ? trainer::LockstepRun::Create(cfg)
                                         : trainer::LockstepRun::Resume(cfg, options.resume_dir);
   if (!run.ok()) return run.status();
-  out << "training with the lockstep driver: every role's core called in turn on this thread, trainers in "
-         "parallel, no role actors"
-      << (options.lockstep ? " (--lockstep)" : ", as this mode has no oracle") << "\n";
+  out << "training with the lockstep driver (--lockstep): every role's core called in turn on this thread, "
+         "trainers in parallel, no role actors\n";
   return std::unique_ptr<Run>(std::make_unique<RunOf<trainer::LockstepRun>>(std::move(run).value()));
 }
 

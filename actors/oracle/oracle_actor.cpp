@@ -9,6 +9,7 @@
 #include "actors/common/unexpected.hpp"
 #include "actors/oracle/batch_rows.hpp"
 #include "actors/oracle/plan_stats.hpp"
+#include "actors/oracle/direct_planner.hpp"
 #include "actors/oracle/planner.hpp"
 #include "messages/batch_codec.hpp"
 #include "messages/plan_codec.hpp"
@@ -19,7 +20,7 @@ namespace {
 struct OracleState {
   static inline const char* name = "oracle";
   OracleActorArgs args;
-  std::unique_ptr<Planner> planner;
+  std::unique_ptr<PlanMaker> planner;
   std::unique_ptr<BatchRowsBuilder> builder;
   caf::actor sampler;
   std::deque<data::Batch> pending;  // pushed to the planner, not yet planned
@@ -115,7 +116,11 @@ void OnEnd(Self self) {
 caf::behavior Oracle(Self self, OracleActorArgs args) {
   auto& st = self->state;
   st.args = std::move(args);
-  st.planner = std::make_unique<Planner>(st.args.options);
+  if (st.args.direct) {
+    st.planner = std::make_unique<DirectPlanner>(*st.args.direct);
+  } else {
+    st.planner = std::make_unique<Planner>(st.args.options);
+  }
   st.builder = std::make_unique<BatchRowsBuilder>(st.args.options.table_rows);
   st.stats = PlanStats(st.args.row_bytes);
   st.settled.assign(st.args.options.trainers, static_cast<int64_t>(st.args.options.first_batch));

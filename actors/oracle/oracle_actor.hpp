@@ -24,14 +24,20 @@
 
 #include <caf/actor.hpp>
 
+#include <optional>
 #include <vector>
 
+#include "actors/oracle/direct_planner.hpp"
 #include "actors/oracle/planner_options.hpp"
 
 namespace actorrec::oracle {
 
 struct OracleActorArgs {
   PlannerOptions options;  // trainers, table_rows, partitions, lookahead, private_rows, first_batch
+  // Set for the modes without lookahead (ideal, static_hot, no_cache): the
+  // oracle plans with a DirectPlanner; `options` still gives trainers,
+  // table_rows and first_batch, which must agree with it.
+  std::optional<DirectOptions> direct;
   std::vector<caf::actor> trainers;    // set by the start message (they need the oracle's handle)
   std::vector<caf::actor> partitions;  // one per trainer
   caf::actor driver;

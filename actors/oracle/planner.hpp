@@ -46,59 +46,60 @@
 
 #include "actors/oracle/batch_rows.hpp"
 #include "actors/oracle/lookahead_core.hpp"
+#include "actors/oracle/plan_maker.hpp"
 #include "actors/oracle/planner_options.hpp"
 #include "actors/oracle/trainer_plan.hpp"
 #include "base/status.hpp"
 
 namespace actorrec::oracle {
 
-class Planner {
+class Planner final : public PlanMaker {
  public:
   // REQUIRES: Validate(options).ok().
   explicit Planner(PlannerOptions options);
 
   // Whether Push may be called: false while the window holds L + 1 unplanned
   // batches (plan one first) and after Finish.
-  bool CanPush() const;
+  bool CanPush() const override;
 
   // Adds the next global batch. InvalidArgument when its shape or a row id
   // does not match the options; with an automatic L, the probe's error when
   // the batches that fill the probe do not fit even with L = 1.
   // REQUIRES: CanPush().
-  Status Push(BatchRows rows);
+  Status Push(BatchRows rows) override;
 
   // Marks the end of the data: the batches still held become plannable. With
   // an automatic L the probe runs on what was pushed, if it has not yet.
-  Status Finish();
+  Status Finish() override;
 
   // Whether PlanNext may be called.
-  bool Ready() const;
+  bool Ready() const override;
 
   // Plans the oldest unplanned batch into *plan, overwriting it and reusing
   // its capacity. InvalidArgument naming the capacity needed when a cache
   // partition runs out of slots.
   // REQUIRES: Ready().
-  Status PlanNext(BatchPlan* plan);
+  Status PlanNext(BatchPlan* plan) override;
 
   // Finished and every batch planned.
-  bool Done() const;
+  bool Done() const override;
 
   // L, or 0 while an automatic L waits for its probe batches.
   uint32_t lookahead() const { return core_ ? core_->lookahead() : 0; }
   // How L was chosen, for the log: "lookahead 12 (given)" or the probe's
   // result with its peak occupancies.
-  const std::string& lookahead_report() const { return report_; }
+  const std::string& lookahead_report() const override { return report_; }
 
   // The BatchRows of the last planned batch, emptied of meaning but not of
   // capacity, for the caller to build the next batch into (a default one
   // when there is none): with it and a reused BatchPlan, steady-state
   // planning allocates nothing.
-  BatchRows RecycledRows() { return std::move(spare_); }
+  BatchRows RecycledRows() override { return std::move(spare_); }
 
   // Batches planned so far.
   uint64_t planned() const { return core_ ? core_->planned() : 0; }
   // The batch number the next PlanNext plans: first_batch + planned().
-  uint64_t next_batch() const { return options_.first_batch + planned(); }
+  uint64_t next_batch() const override { return options_.first_batch + planned(); }
 
   // The TTL of a cached row as the window shows it now, or nullopt.
   std::optional<int64_t> CachedUntil(uint32_t table, data::RowId row) const;

@@ -20,7 +20,6 @@ using Clock = std::chrono::steady_clock;
 double Since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // Hot rows for static_hot are chosen from this many first batches.
-constexpr uint64_t kHotProbeBatches = 64;
 
 }  // namespace
 
@@ -116,32 +115,11 @@ Result<std::unique_ptr<LockstepRun>> LockstepRun::Create(std::unique_ptr<RunPart
 }
 
 Status LockstepRun::ChooseHotRows(const config::Config& cfg) {
-  // The cache_rows most used rows of the first batches (ties: smaller (t, r)),
-  // as a static cache would be filled from a profiling pass.
-  BatchSequence::Options seq;
-  seq.batch_size = static_cast<uint32_t>(cfg.training.batch_size);
-  seq.epochs = 1;
-  seq.max_batches = kHotProbeBatches;
-  BatchSequence probe([cfg](uint32_t epoch) { return OpenEpoch(cfg, Split::kTrain, epoch); }, seq);
-  std::unordered_map<uint64_t, uint64_t> counts;
-  data::Batch batch;
-  while (true) {
-    if (Status st = probe.Next(&batch); !st.ok()) return st;
-    if (probe.done()) break;
-    for (size_t t = 0; t < batch.samples.tables.size(); ++t) {
-      for (data::RowId r : batch.samples.tables[t].values) ++counts[Key(static_cast<uint32_t>(t), r)];
-    }
-  }
-  std::vector<std::pair<uint64_t, uint64_t>> ranked(counts.begin(), counts.end());
-  const size_t keep = std::min<size_t>(ranked.size(), cfg.training.cache_rows);
-  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end(),
-                    [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
-  ranked.resize(keep);
-  std::sort(ranked.begin(), ranked.end());  // slots in (t, r) order
-  for (size_t i = 0; i < ranked.size(); ++i) hot_slot_[ranked[i].first] = static_cast<uint32_t>(i);
-  resident_slots_ = static_cast<uint32_t>(ranked.size());
-  lookahead_report_ = "static_hot: " + std::to_string(resident_slots_) + " hot rows from the first " +
-                      std::to_string(kHotProbeBatches) + " batches";
+  auto hot = HotRows(cfg);
+  if (!hot.ok()) return hot.status();
+  for (size_t i = 0; i < hot->size(); ++i) hot_slot_[(*hot)[i]] = static_cast<uint32_t>(i);
+  resident_slots_ = static_cast<uint32_t>(hot->size());
+  lookahead_report_ = HotRowsReport(hot->size());
   return Status::Ok();
 }
 

@@ -43,15 +43,6 @@ std::vector<std::string> AllNamed(wire::Role role, uint32_t count) {
 
 }  // namespace
 
-Status CheckPipelineMode(const config::Config& cfg) {
-  const config::Mode mode = cfg.training.mode;
-  if (mode != config::Mode::kLrppDelayed && mode != config::Mode::kLrpp && mode != config::Mode::kReplicated) {
-    return Status::InvalidArgument(
-        "training.mode: the actor pipeline runs lrpp_delayed, lrpp and replicated; the other modes have no oracle");
-  }
-  return Status::Ok();
-}
-
 PipelineDirectory ClusterDirectory(const config::Config& cfg, const ClusterSeat& seat) {
   PipelineDirectory directory;
   caf::actor_system* sys = seat.sys;
@@ -124,7 +115,7 @@ Status PipelineHost::Spawn(caf::actor_system& sys, const PlannedActor& planned) 
       if (i >= W) return Status::InvalidArgument("the run has " + std::to_string(W) + " trainers");
       auto shards = directory_.lookup(AllNamed(wire::Role::EMBEDDING, S));
       if (!shards.ok()) return shards.status();
-      p.trainers[i]->EnsureSlots(args_.planner.partitions[0].capacity);
+      p.trainers[i]->EnsureSlots(static_cast<uint32_t>(args_.cache_slots));
       actor = SpawnCachePartition(sys, {i, 0, p.trainers[i].get(), width, *shards, driver_});
       break;
     }
@@ -149,6 +140,11 @@ Status PipelineHost::Spawn(caf::actor_system& sys, const PlannedActor& planned) 
       if (!partitions.ok()) return partitions.status();
       oracle::OracleActorArgs oracle_args;
       oracle_args.options = args_.planner;
+      if (IsDirectMode(p.cfg.training.mode)) {
+        auto direct = DirectOptionsOf(p.cfg, p.table_rows, args_.planner.first_batch);
+        if (!direct.ok()) return direct.status();
+        oracle_args.direct = std::move(direct).value();
+      }
       oracle_args.partitions = *partitions;
       oracle_args.driver = driver_;
       oracle_args.plans_ahead = args_.plans_ahead;

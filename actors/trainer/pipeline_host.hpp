@@ -61,15 +61,13 @@ struct ClusterSeat {
 // binds the member's address and rendezvouses through kRendezvousName.
 PipelineDirectory ClusterDirectory(const config::Config& cfg, const ClusterSeat& seat);
 
-// The modes the pipeline runs (those with an oracle); InvalidArgument for
-// the others.
-Status CheckPipelineMode(const config::Config& cfg);
-
 class PipelineHost {
  public:
   struct Args {
     RunParts* parts = nullptr;  // outlives the host
-    oracle::PlannerOptions planner;
+    oracle::PlannerOptions planner;  // trainers, tables, first batch; the lookahead modes' plans
+    // Slots of every hosted trainer's cache (CacheSlotsOf).
+    uint64_t cache_slots = 0;
     uint32_t plans_ahead = 4;
     int64_t hold = INT64_MAX;  // the oracle plans nothing after this batch until told
     RunPosition start;          // where the run begins (a resumed run's position)

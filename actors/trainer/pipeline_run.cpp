@@ -32,7 +32,6 @@ std::string NextGroupPrefix() {
 }  // namespace
 
 Result<std::unique_ptr<PipelineRun>> PipelineRun::Create(const config::Config& cfg, Options options) {
-  if (Status st = CheckPipelineMode(cfg); !st.ok()) return st;
   auto parts = RunParts::Create(cfg);
   if (!parts.ok()) return parts.status();
   std::unique_ptr<PipelineRun> run(new PipelineRun());
@@ -78,7 +77,6 @@ Result<std::unique_ptr<PipelineRun>> PipelineRun::Create(const config::Config& c
 
 Result<std::unique_ptr<PipelineRun>> PipelineRun::CreateCoordinator(const config::Config& cfg, Options options,
                                                                     const ClusterSeat& seat) {
-  if (Status st = CheckPipelineMode(cfg); !st.ok()) return st;
   if (!options.resume_dir.empty()) {
     return Status::NotSupported("resuming a cluster run is not built yet: resume with `actorrec train` on one host");
   }
@@ -124,6 +122,7 @@ Status PipelineRun::Launch(const config::Config& cfg, const RunPosition& start, 
   PipelineHost::Args args;
   args.parts = parts_.get();
   args.planner = *planner;
+  args.cache_slots = CacheSlotsOf(cfg, p.table_rows);
   args.plans_ahead = options_.plans_ahead;
   args.hold = hold_;
   args.start = start;
@@ -442,7 +441,6 @@ Result<PipelineRun::PlanReport> PipelineRun::OracleStats() {
 }
 
 Result<std::unique_ptr<MemberPipeline>> MemberPipeline::Start(const config::Config& cfg, const ClusterSeat& seat) {
-  if (Status st = CheckPipelineMode(cfg); !st.ok()) return st;
   auto parts = RunParts::Create(cfg);
   if (!parts.ok()) return parts.status();
   std::unique_ptr<MemberPipeline> member(new MemberPipeline());
@@ -452,6 +450,7 @@ Result<std::unique_ptr<MemberPipeline>> MemberPipeline::Start(const config::Conf
   PipelineHost::Args args;
   args.parts = member->parts_.get();
   args.planner = *planner;
+  args.cache_slots = CacheSlotsOf(cfg, member->parts_->table_rows);
   args.hosted = ActorsOf(*cfg.cluster.Find(seat.member));
   auto host = PipelineHost::Start(*seat.sys, std::move(args), ClusterDirectory(cfg, seat));
   if (!host.ok()) return host.status();

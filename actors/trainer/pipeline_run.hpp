@@ -4,7 +4,9 @@
 // messages/*.capnp. The run's thread drives it through a scoped actor that
 // collects what the trainers report.
 //
-// It runs the planned modes (lrpp_delayed, lrpp, replicated). Overlap is
+// It runs every mode: the oracle plans lrpp_delayed, lrpp and replicated
+// with lookahead, and ideal, static_hot and no_cache directly
+// (oracle/direct_planner.hpp), in the same plan format. Overlap is
 // real here: partitions prefetch later batches' rows while a batch computes
 // (shards hold each fetch until its barrier holds), delayed sync runs in the
 // scheduler while the next batch computes, and write-backs go out in the
@@ -55,8 +57,8 @@ class PipelineRun {
     std::string resume_dir;
   };
 
-  // InvalidArgument for modes without an oracle (no_cache, static_hot,
-  // ideal: LockstepRun runs them) and whatever RunParts::Create refuses.
+  // Whatever RunParts::Create refuses, and the training keys the oracle's
+  // options refuse (PlannerOptionsOf, DirectOptionsOf), named.
   static Result<std::unique_ptr<PipelineRun>> Create(const config::Config& cfg, Options options);
   static Result<std::unique_ptr<PipelineRun>> Create(const config::Config& cfg) { return Create(cfg, Options{}); }
   // The coordinator of a cluster run (`actorrec node` on cluster.coordinator):

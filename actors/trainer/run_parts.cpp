@@ -1,6 +1,8 @@
 #include "actors/trainer/run_parts.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <unordered_map>
 
 #include "actors/oracle/batch_rows.hpp"
 #include "actors/sampler/dataset_source.hpp"
@@ -154,6 +156,94 @@ Result<oracle::PlannerOptions> PlannerOptionsOf(const config::Config& cfg, std::
   options.lookahead = static_cast<uint32_t>(cfg.training.lookahead);
   options.private_rows = cfg.training.mode != config::Mode::kReplicated;
   options.delayed_sync = cfg.training.mode != config::Mode::kLrpp && cfg.training.mode != config::Mode::kReplicated;
+  if (Status st = oracle::Validate(options); !st.ok()) return Status::InvalidArgument("training: " + st.message());
+  return options;
+}
+
+Result<std::vector<uint64_t>> HotRows(const config::Config& cfg) {
+  BatchSequence::Options seq;
+  seq.batch_size = static_cast<uint32_t>(cfg.training.batch_size);
+  seq.epochs = 1;
+  seq.max_batches = kHotProbeBatches;
+  BatchSequence probe([cfg](uint32_t epoch) { return OpenEpoch(cfg, Split::kTrain, epoch); }, seq);
+  std::unordered_map<uint64_t, uint64_t> counts;
+  data::Batch batch;
+  while (true) {
+    if (Status st = probe.Next(&batch); !st.ok()) return st;
+    if (probe.done()) break;
+    for (size_t t = 0; t < batch.samples.tables.size(); ++t) {
+      for (data::RowId r : batch.samples.tables[t].values) ++counts[uint64_t{t} << 32 | r];
+    }
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> ranked(counts.begin(), counts.end());
+  const size_t keep = std::min<size_t>(ranked.size(), cfg.training.cache_rows);
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end(),
+                    [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+  std::vector<uint64_t> hot;
+  for (size_t i = 0; i < keep; ++i) hot.push_back(ranked[i].first);
+  std::sort(hot.begin(), hot.end());
+  return hot;
+}
+
+std::string HotRowsReport(size_t hot_rows) {
+  return "static_hot: " + std::to_string(hot_rows) + " hot rows from the first " + std::to_string(kHotProbeBatches) +
+         " batches";
+}
+
+uint64_t CacheSlotsOf(const config::Config& cfg, const std::vector<uint64_t>& table_rows) {
+  const uint64_t cache_rows = static_cast<uint64_t>(cfg.training.cache_rows);
+  switch (cfg.training.mode) {
+    case config::Mode::kIdeal: {
+      uint64_t total = 0;
+      for (uint64_t rows : table_rows) total += rows;
+      return total;
+    }
+    case config::Mode::kStaticHot: return 2 * cache_rows;
+    default: return cache_rows;
+  }
+}
+
+bool IsDirectMode(config::Mode mode) {
+  return mode == config::Mode::kIdeal || mode == config::Mode::kStaticHot || mode == config::Mode::kNoCache;
+}
+
+Result<oracle::DirectOptions> DirectOptionsOf(const config::Config& cfg, std::vector<uint64_t> table_rows,
+                                              uint64_t first_batch) {
+  using Resident = oracle::DirectOptions::Resident;
+  oracle::DirectOptions options;
+  options.trainers = static_cast<uint32_t>(cfg.cluster.TotalTrainers());
+  options.table_rows = std::move(table_rows);
+  options.first_batch = first_batch;
+  options.staging = static_cast<uint32_t>(cfg.training.cache_rows);
+  switch (cfg.training.mode) {
+    case config::Mode::kIdeal: {
+      options.resident = Resident::kAll;
+      options.staging = 0;
+      uint64_t total = 0;
+      for (uint64_t rows : options.table_rows) total += rows;
+      if (total >= (uint64_t{1} << 31)) {
+        return Status::InvalidArgument("training.mode = \"ideal\" keeps every row in every trainer; " +
+                                       std::to_string(total) + " rows are too many (use another mode)");
+      }
+      options.report = "ideal: every row (" + std::to_string(total) + ") resident in every trainer, fetched at its first use";
+      break;
+    }
+    case config::Mode::kStaticHot: {
+      auto hot = HotRows(cfg);
+      if (!hot.ok()) return hot.status();
+      options.resident = Resident::kListed;
+      options.listed = std::move(hot).value();
+      options.report = HotRowsReport(options.listed.size()) + "; other rows staged in " +
+                       std::to_string(options.staging) + " slots for their batch";
+      break;
+    }
+    case config::Mode::kNoCache:
+      options.report = "no_cache: every row fetched for its batch into " + std::to_string(options.staging) +
+                       " staging slots, written back after it";
+      break;
+    default: return Status::InvalidArgument("training.mode: " + std::string(config::ModeName(cfg.training.mode)) +
+                                            " plans with lookahead, not directly");
+  }
   if (Status st = oracle::Validate(options); !st.ok()) return Status::InvalidArgument("training: " + st.message());
   return options;
 }

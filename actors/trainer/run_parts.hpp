@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "actors/embedding/shard_store.hpp"
+#include "actors/oracle/direct_planner.hpp"
 #include "actors/oracle/planner_options.hpp"
 #include "actors/sampler/batch_sequence.hpp"
 #include "actors/trainer/trainer_core.hpp"
@@ -47,6 +48,29 @@ struct ShardUsage {
 // that is out of range.
 Result<oracle::PlannerOptions> PlannerOptionsOf(const config::Config& cfg, std::vector<uint64_t> table_rows,
                                                 uint64_t first_batch);
+
+// static_hot's resident rows: the training.cache_rows most used rows of the
+// first kHotProbeBatches batches (ties: the smaller (table, row)), as a
+// static cache is filled from a profiling pass; keys (table << 32 | row),
+// ascending. Both drivers give the i-th of them slot i.
+inline constexpr uint64_t kHotProbeBatches = 64;
+Result<std::vector<uint64_t>> HotRows(const config::Config& cfg);
+std::string HotRowsReport(size_t hot_rows);
+
+// The modes without lookahead (ideal, static_hot, no_cache) as the
+// pipeline's oracle plans them (oracle/direct_planner.hpp): ideal keeps
+// every row, static_hot HotRows(cfg), no_cache none; the rows of a batch
+// that are not resident are staged in training.cache_rows slots.
+// InvalidArgument for the lookahead modes and when ideal's rows are more
+// than a cache can index.
+Result<oracle::DirectOptions> DirectOptionsOf(const config::Config& cfg, std::vector<uint64_t> table_rows,
+                                              uint64_t first_batch);
+bool IsDirectMode(config::Mode mode);
+// The slots every trainer's cache needs in a run of `cfg`: training.cache_rows
+// in the lookahead modes; in the direct modes what DirectOptionsOf would
+// make (for static_hot, without choosing the hot rows: at most cache_rows of
+// them plus cache_rows staging).
+uint64_t CacheSlotsOf(const config::Config& cfg, const std::vector<uint64_t>& table_rows);
 
 // A trainer's dense parameters, hashed.
 uint64_t DenseDigest(const TrainerCore& trainer);

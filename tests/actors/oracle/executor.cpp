@@ -321,7 +321,7 @@ class Executor {
       }
       // TTLs are exact: what stays is used again within the window.
       for (const auto& [k, slot] : where_[w]) {
-        if (caches_[w][slot].landed <= b && !UsedIn(k, b + 1, b + o_.lookahead)) {
+        if (o_.exact_ttl && caches_[w][slot].landed <= b && !UsedIn(k, b + 1, b + o_.lookahead)) {
           Fail("trainer " + std::to_string(w) + " keeps " + Name(k) + " after batch " + std::to_string(b) +
                " though the window does not use it");
         }

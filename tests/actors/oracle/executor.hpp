@@ -38,6 +38,9 @@ struct ExecutorOptions {
   // PlannerOptions::delayed_sync: false (lrpp, replicated) expects every
   // shared updated row critical and none delayed.
   bool delayed_sync = true;
+  // false (the direct modes: resident rows stay for the whole run): rows may
+  // stay cached past their last use in the window.
+  bool exact_ttl = true;
   // false: only the dynamic checks (reads, slots, syncs, write-backs), so
   // that the executor's own tests can show those catch what they must.
   bool check_sets = true;

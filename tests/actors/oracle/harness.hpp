@@ -15,11 +15,10 @@ namespace actorrec::oracle::testing {
 
 using Plans = std::vector<std::vector<TrainerPlan>>;  // [batch][trainer]
 
-// Every batch of `w`, planned; or the first error. `batch_plans`, if given,
-// receives the BatchPlans themselves.
-inline Result<Plans> PlanAll(const PlannerOptions& options, const Workload& w, std::string* report = nullptr,
-                             std::vector<BatchPlan>* batch_plans = nullptr) {
-  Planner planner(options);
+// Every batch of `w`, planned by `planner` for `trainers`; or the first
+// error. `batch_plans`, if given, receives the BatchPlans themselves.
+inline Result<Plans> PlanAllWith(PlanMaker& planner, uint32_t trainers, const Workload& w,
+                                 std::string* report = nullptr, std::vector<BatchPlan>* batch_plans = nullptr) {
   BatchRowsBuilder builder(w.table_rows);
   Plans out;
   BatchPlan plan;
@@ -27,7 +26,7 @@ inline Result<Plans> PlanAll(const PlannerOptions& options, const Workload& w, s
     while (planner.Ready() && (all || !planner.CanPush())) {
       if (Status s = planner.PlanNext(&plan); !s.ok()) return s;
       out.emplace_back();
-      for (uint32_t t = 0; t < options.trainers; ++t) out.back().push_back(plan.ForTrainer(t));
+      for (uint32_t t = 0; t < trainers; ++t) out.back().push_back(plan.ForTrainer(t));
       if (batch_plans) batch_plans->push_back(plan);
     }
     return Status::Ok();
@@ -35,7 +34,7 @@ inline Result<Plans> PlanAll(const PlannerOptions& options, const Workload& w, s
   for (const data::SampleBlock& batch : w.batches) {
     if (Status s = drain(false); !s.ok()) return s;
     BatchRows rows;
-    if (Status s = builder.Build(batch, options.trainers, &rows); !s.ok()) return s;
+    if (Status s = builder.Build(batch, trainers, &rows); !s.ok()) return s;
     if (Status s = planner.Push(std::move(rows)); !s.ok()) return s;
   }
   if (Status s = planner.Finish(); !s.ok()) return s;
@@ -43,6 +42,13 @@ inline Result<Plans> PlanAll(const PlannerOptions& options, const Workload& w, s
   if (!planner.Done()) return Status::InvalidArgument("planner not done after the last batch");
   if (report) *report = planner.lookahead_report();
   return out;
+}
+
+// The lookahead planner's plans of `w`.
+inline Result<Plans> PlanAll(const PlannerOptions& options, const Workload& w, std::string* report = nullptr,
+                             std::vector<BatchPlan>* batch_plans = nullptr) {
+  Planner planner(options);
+  return PlanAllWith(planner, options.trainers, w, report, batch_plans);
 }
 
 inline std::deque<BatchRows> AllRows(const PlannerOptions& options, const Workload& w) {

@@ -48,8 +48,16 @@ TEST_CASE("the plan codec refuses plans a trainer could not follow", "[oracle]")
     REQUIRE(wire::DecodePlan(wire::EncodePlan(plan), &out).ok());
     CHECK(out.barrier == 8);
   }
-  SECTION("no lookahead") {
+  SECTION("no lookahead (the direct modes): the barrier must be b - 1") {
     plan.lookahead = 0;
+    plan.barrier = 8;
+    REQUIRE(wire::DecodePlan(wire::EncodePlan(plan), &out).ok());
+    CHECK(out.lookahead == 0);
+    plan.barrier = 7;
+    REQUIRE_THAT(wire::DecodePlan(wire::EncodePlan(plan), &out).message(), Catch::Contains("barrier 7"));
+  }
+  SECTION("a negative batch") {
+    plan.batch = -1;
     REQUIRE(wire::DecodePlan(wire::EncodePlan(plan), &out).code() == Status::Code::kCorruption);
   }
   SECTION("an inverse entry past the unique slots") {

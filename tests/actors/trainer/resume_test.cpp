@@ -116,11 +116,8 @@ TEST_CASE("a resumed run equals the run that never stopped, bitwise", "[trainer]
         const uint64_t straight = Straight(cfg);
         TempDir dir;
         CHECK(LockstepResumed(cfg, stop, dir.path()) == straight);
-        const std::string m = mode;
-        if (m == "lrpp_delayed" || m == "lrpp" || m == "replicated") {
-          TempDir pdir;
-          CHECK(PipelineResumed(cfg, stop, pdir.path()) == straight);
-        }
+        TempDir pdir;
+        CHECK(PipelineResumed(cfg, stop, pdir.path()) == straight);
       }
     }
   }

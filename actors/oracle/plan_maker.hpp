@@ -1,0 +1,37 @@
+// PlanMaker: what the oracle actor needs of a planner. Planner plans the
+// lookahead modes (lrpp_delayed, lrpp, replicated); DirectPlanner the modes
+// without lookahead (ideal, static_hot, no_cache) in the same plan format,
+// so that the rest of the pipeline runs every mode alike.
+//
+// The protocol, one thread: Push batches while CanPush(); PlanNext while
+// Ready(); Finish() once the data has ended; Done() once every batch is
+// planned. Planner's header describes it in full.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "actors/oracle/batch_rows.hpp"
+#include "actors/oracle/trainer_plan.hpp"
+#include "base/status.hpp"
+
+namespace actorrec::oracle {
+
+class PlanMaker {
+ public:
+  virtual ~PlanMaker() = default;
+  virtual bool CanPush() const = 0;
+  virtual Status Push(BatchRows rows) = 0;
+  virtual Status Finish() = 0;
+  virtual bool Ready() const = 0;
+  virtual Status PlanNext(BatchPlan* plan) = 0;
+  virtual bool Done() const = 0;
+  // The batch number the next PlanNext plans.
+  virtual uint64_t next_batch() const = 0;
+  // How the cache is used, for the log (the lookahead and how it was chosen).
+  virtual const std::string& lookahead_report() const = 0;
+  // A spent BatchRows to build the next batch into (keeps its capacity).
+  virtual BatchRows RecycledRows() = 0;
+};
+
+}  // namespace actorrec::oracle
