@@ -148,7 +148,7 @@ TEST_CASE("a member that never joins is named when the join timeout passes", "[c
 namespace {
 
 // A small run as a topology: `members` is the [[cluster.member]] part.
-std::string SplitRun(const std::string& out_dir, const std::string& members) {
+std::string SplitRun(const std::string& out_dir, const std::string& members, const std::string& mode) {
   return R"(
 [run]
 name = "split"
@@ -169,7 +169,7 @@ eval_samples = 0
 row_scale = 0.001
 
 [training]
-mode = "lrpp_delayed"
+mode = ")" + mode + R"("
 batch_size = 512
 lookahead = 3
 cache_rows = 8192
@@ -199,15 +199,19 @@ std::string DigestIn(const std::string& metrics) {
 
 TEST_CASE("a run split across processes (sampler + oracle, 2 shards, 2 and 4 trainers) equals the one-process run",
           "[cluster]") {
-  const uint32_t trainers = GENERATE(2u, 4u);
-  INFO("trainers " << trainers);
+  // Both trainer counts with the default mode; a mode planned with lookahead
+  // and two planned without, once each.
+  const auto [trainers, mode] = GENERATE(table<uint32_t, std::string>(
+      {{2, "lrpp_delayed"}, {4, "lrpp_delayed"}, {4, "lrpp"}, {2, "static_hot"}, {4, "ideal"}}));
+  INFO("trainers " << trainers << ", mode " << mode);
   TempDir dir;
 
   // The reference: every role in one process, the same ranks and shards.
   const std::string single_dir = dir.File("single");
   WriteBytes(dir.File("single.toml"),
              SplitRun(single_dir, Member("one", 0, "\"all\"",
-                                         "trainers = " + std::to_string(trainers) + "\nembedding_shards = 2\n")));
+                                         "trainers = " + std::to_string(trainers) + "\nembedding_shards = 2\n"),
+                      mode));
   ChildProcess single({ActorrecBinary(), "train", "--config", dir.File("single.toml")}, dir.File("single.log"));
   INFO("log of the one-process run:\n" << single.Log());
   REQUIRE(single.WaitExit(120s) == 0);
@@ -224,7 +228,7 @@ TEST_CASE("a run split across processes (sampler + oracle, 2 shards, 2 and 4 tra
     names.push_back("t" + std::to_string(m));
     members += Member(names.back(), FreePort(), "\"trainer\"", "trainers = 2\n");
   }
-  WriteBytes(dir.File("split.toml"), SplitRun(split_dir, members));
+  WriteBytes(dir.File("split.toml"), SplitRun(split_dir, members, mode));
   std::vector<std::unique_ptr<ChildProcess>> procs;
   for (const auto& name : names) {
     procs.push_back(std::make_unique<ChildProcess>(
