@@ -59,16 +59,11 @@ join_timeout_ms = 30000
 """
 
 
-def member(name, address, roles, extra=""):
-    return (f'\n[[cluster.member]]\nname = "{name}"\naddress = "{address}"\nport = 7700\n'
-            f"roles = [{roles}]\n{extra}")
-
-
 def split_topology(out):
-    return (RUN.format(out=out, secret=SECRET) + member("a", "198.18.0.10", '"sampler", "oracle"') +
-            member("e", "198.18.0.11", '"embedding"', "embedding_shards = 2\n") +
-            member("t0", "198.18.0.12", '"trainer"', "trainers = 2\n") +
-            member("t1", "198.18.0.13", '"trainer"', "trainers = 2\n"))
+    return (RUN.format(out=out, secret=SECRET) + testbed.member_toml("a", "198.18.0.10", '"sampler", "oracle"') +
+            testbed.member_toml("e", "198.18.0.11", '"embedding"', "embedding_shards = 2\n") +
+            testbed.member_toml("t0", "198.18.0.12", '"trainer"', "trainers = 2\n") +
+            testbed.member_toml("t1", "198.18.0.13", '"trainer"', "trainers = 2\n"))
 
 
 def digest_in(metrics_path):
@@ -144,8 +139,7 @@ def main():
         single_cfg = os.path.join(tmp, "single.toml")
         with open(single_cfg, "w") as f:
             f.write(RUN.format(out=single_out, secret=SECRET) +
-                    member("one", "127.0.0.1", '"all"', "trainers = 4\nembedding_shards = 2\n").replace(
-                        "port = 7700", "port = 0"))
+                    testbed.member_toml("one", "127.0.0.1", '"all"', "trainers = 4\nembedding_shards = 2\n", port=0))
         r = subprocess.run([binary, "train", "--config", single_cfg], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, timeout=300)
         checks.expect(r.returncode == 0, "the one-process run trains", r.stdout[-3000:])

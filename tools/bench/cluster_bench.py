@@ -89,14 +89,10 @@ peer_timeout_ms = 10000
 join_timeout_ms = 60000
 """
 
-    def member(name, address, roles, extra=""):
-        return (f'\n[[cluster.member]]\nname = "{name}"\naddress = "{address}"\nport = 7700\n'
-                f"roles = [{roles}]\n{extra}")
-
-    text += member("a", "198.18.0.10", '"sampler", "oracle"')
-    text += member("e", "198.18.0.11", '"embedding"', "embedding_shards = 2\n")
+    text += testbed.member_toml("a", "198.18.0.10", '"sampler", "oracle"')
+    text += testbed.member_toml("e", "198.18.0.11", '"embedding"', "embedding_shards = 2\n")
     for w in range(trainers):
-        text += member(f"t{w}", f"198.18.0.{20 + w}", '"trainer"', "trainers = 1\n")
+        text += testbed.member_toml(f"t{w}", f"198.18.0.{20 + w}", '"trainer"', "trainers = 1\n")
     return text
 
 
@@ -223,9 +219,8 @@ def bagpipe_rows(args, work):
         cfg = os.path.join(out_dir, "plan.toml")
         text = topology(out_dir, "dlrm", mode, 1, 16384, args.bagpipe_batches, 1.0, args.bagpipe_cache_rows)
         # One process with 8 trainer ranks: plans depend on W, not on hosts.
-        text = text[:text.index("\n[[cluster.member]]")] + (
-            '\n[[cluster.member]]\nname = "one"\naddress = "127.0.0.1"\nport = 0\nroles = ["all"]\n'
-            "trainers = 8\nembedding_shards = 2\n")
+        text = text[:text.index("\n[[cluster.member]]")] + testbed.member_toml(
+            "one", "127.0.0.1", '"all"', "trainers = 8\nembedding_shards = 2\n", port=0)
         with open(cfg, "w") as f:
             f.write(text)
         r = subprocess.run([args.binary, "plan", "--config", cfg, "--batches", str(args.bagpipe_batches), "--out",

@@ -230,6 +230,12 @@ def stop_on_signals():
     signal.signal(signal.SIGTERM, handler)
 
 
+def member_toml(name, address, roles, extra="", port=7700):
+    """One [[cluster.member]] entry of a topology; `roles` as TOML list items ('"sampler", "oracle"')."""
+    return (f'\n[[cluster.member]]\nname = "{name}"\naddress = "{address}"\nport = {port}\n'
+            f"roles = [{roles}]\n{extra}")
+
+
 def load_members(config_path):
     try:
         with open(config_path, "rb") as f:
