@@ -64,9 +64,9 @@ int RunPredict(const PredictFlags& flags) {
   trainer::RunParts& p = **parts;
   auto report = p.Evaluate(
       flags.limit,
-      [&](uint32_t t, data::RowId r, float* row) {
+      p.EachRow([&](uint32_t t, data::RowId r, float* row) {
         return p.shards[embedding::ShardOf(t, r, p.S())]->Peek(t, r, row);
-      },
+      }),
       [&](const data::SampleBlock& block, const std::vector<float>& logits) {
         for (size_t i = 0; i < block.size(); ++i) {
           const double probability = 1.0 / (1.0 + std::exp(-static_cast<double>(logits[i])));

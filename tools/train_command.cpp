@@ -135,8 +135,11 @@ class RunOf final : public Run {
 };
 
 Result<std::unique_ptr<Run>> CreateRun(const config::Config& cfg, const TrainOptions& options, std::ostream& out) {
+  // Pauses where evaluation or a checkpoint needs a quiet run.
+  const auto pause_every = std::gcd(cfg.training.eval_every, options.checkpoint_every);
   if (options.cluster != nullptr) {
     trainer::PipelineRun::Options pipeline;
+    pipeline.pause_every = pause_every;
     auto run = trainer::PipelineRun::CreateCoordinator(cfg, pipeline, *options.cluster);
     if (!run.ok()) return run.status();
     out << "training with the cluster's actor pipeline: every member's actors found through the supervisor, "
@@ -145,8 +148,7 @@ Result<std::unique_ptr<Run>> CreateRun(const config::Config& cfg, const TrainOpt
   }
   if (!options.lockstep) {
     trainer::PipelineRun::Options pipeline;
-    // Pauses where evaluation or a checkpoint needs a quiet run.
-    pipeline.pause_every = std::gcd(cfg.training.eval_every, options.checkpoint_every);
+    pipeline.pause_every = pause_every;
     pipeline.resume_dir = options.resume_dir;
     auto run = trainer::PipelineRun::Create(cfg, pipeline);
     if (!run.ok()) return run.status();

@@ -55,6 +55,15 @@ using digest_atom = caf::atom_constant<caf::atom("ardigest")>;
 // driver -> shard: (usage_atom) answered with (uint64_t resident rows,
 // uint64_t bytes): what the shard holds, asked of the actor that owns it.
 using usage_atom = caf::atom_constant<caf::atom("arusage")>;
+// driver -> shard or trainer, while the run is quiet (evaluation):
+// (peek_atom, Frame<RowFetch>) answered with a Frame<Rows> of the rows'
+// latest values, changing nothing: a shard gives every row it is asked for
+// (an untouched one as its initial value, not created), a trainer only the
+// rows its cache holds (the answer's keys say which).
+using peek_atom = caf::atom_constant<caf::atom("arpeek")>;
+// driver -> trainer: (dense_atom) answered with its dense parameters
+// (std::vector<float>), for the evaluation of a cluster run.
+using dense_atom = caf::atom_constant<caf::atom("ardense")>;
 // driver -> oracle: (stats_atom) answered with (std::string summary,
 // std::string json): the PlanStats of every batch planned so far.
 using stats_atom = caf::atom_constant<caf::atom("arstats")>;

@@ -102,6 +102,34 @@ caf::behavior Shard(Self self, ShardActorArgs args) {
                                              store.shard()}));
         ServeAllowed(self);
       },
+      [=](peek_atom, const wire::Frame<wire::RowFetch>& frame) -> caf::result<wire::Frame<wire::Rows>> {
+        const ShardStore& store = *self->state.args.store;
+        wire::RowFetchHeader header;
+        wire::RowKeys keys;
+        if (Status st = wire::DecodeRowFetch(frame, &header, &keys); !st.ok()) {
+          return caf::make_error(caf::sec::invalid_argument, st.ToString());
+        }
+        wire::RowsHeader h;
+        h.request_id = header.request_id;
+        h.dim = self->state.args.dim;
+        h.state_width = store.format().floats() - h.dim;
+        const size_t floats = store.format().floats();
+        Status fill_status;
+        auto rows = wire::EncodeRows(
+            h, keys,
+            [&](float* out) {
+              for (size_t i = 0; i < keys.size(); ++i) {
+                if (Status st = store.Peek(keys.tables[i], keys.rows[i], out + i * floats); !st.ok()) return st;
+              }
+              return Status::Ok();
+            },
+            &fill_status);
+        if (!fill_status.ok()) {
+          return caf::make_error(caf::sec::invalid_argument,
+                                 "embedding shard " + std::to_string(store.shard()) + ": " + fill_status.message());
+        }
+        return rows;
+      },
       [=](digest_atom) { return self->state.args.store->Digest(); },
       [=](usage_atom) -> caf::result<uint64_t, uint64_t> {
         const ShardStore& store = *self->state.args.store;

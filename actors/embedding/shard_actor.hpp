@@ -5,6 +5,7 @@
 //                                          when the WriteBackLedger allows its barrier
 //   Frame<WriteBack>  partition -> shard   applied, answered with Frame<WriteBackAck>
 //   digest_atom       -> uint64_t          the store's digest (when the run is quiet)
+//   (peek_atom, Frame<RowFetch>) -> Frame<Rows>  the rows' values, none created (evaluation)
 //   usage_atom        -> (uint64_t, uint64_t)  resident rows and bytes held, at any time
 // A malformed message or a protocol break (a key this shard does not own, a
 // write-back round out of order) goes to `errors` as (error_atom, text naming

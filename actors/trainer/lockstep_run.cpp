@@ -502,14 +502,14 @@ Result<std::unique_ptr<LockstepRun>> LockstepRun::Resume(const config::Config& c
 
 Result<EvalReport> LockstepRun::Evaluate(uint64_t max_samples) {
   const size_t bytes = size_t{parts_->row_optimizer->row_floats()} * sizeof(float);
-  return parts_->Evaluate(max_samples, [&](uint32_t t, data::RowId r, float* out) {
+  return parts_->Evaluate(max_samples, parts_->EachRow([&](uint32_t t, data::RowId r, float* out) {
     // The row's latest value: a cache or replica holding it, else its shard.
     if (const float* held = HeldRow(t, r)) {
       std::memcpy(out, held, bytes);
       return Status::Ok();
     }
     return parts_->shards[embedding::ShardOf(t, r, shards())]->Peek(t, r, out);
-  });
+  }));
 }
 
 const float* LockstepRun::HeldRow(uint32_t t, data::RowId r) const {

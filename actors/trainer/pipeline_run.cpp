@@ -312,7 +312,7 @@ Status PipelineRun::Finish() {
   }
   if (Status st = WaitAcked(end_ - 1); !st.ok()) return st;
   for (uint32_t w = 0; w < trainers() && !cluster_; ++w) {  // a cluster's caches are in other processes
-    if (const CachedRows& c = *host_->cached(w); !c.empty()) {
+    if (const CachedRows& c = host_->cached(w); !c.empty()) {
       return Status::InvalidArgument("run ended with " + std::to_string(c.size()) + " rows still cached");
     }
   }
@@ -329,24 +329,80 @@ Status PipelineRun::CheckQuiet(const char* what) const {
 }
 
 Result<EvalReport> PipelineRun::Evaluate(uint64_t max_samples) {
-  if (cluster_) return NotInCluster("evaluation");
   if (Status st = CheckQuiet("Evaluate()"); !st.ok()) return st;
   if (!finished_) {
     if (Status st = WaitAcked(next_report_ - 1); !st.ok()) return st;
   }
   RunParts& p = *parts_;
-  const size_t bytes = size_t{p.row_optimizer->row_floats()} * sizeof(float);
-  return p.Evaluate(max_samples, [&](uint32_t t, data::RowId r, float* out) {
-    const uint64_t key = CachedRowKey(t, r);
-    for (uint32_t w = 0; w < trainers(); ++w) {
-      const CachedRows& cached = *host_->cached(w);
-      if (auto it = cached.find(key); it != cached.end()) {
-        std::memcpy(out, p.trainers[w]->slot(it->second), bytes);
-        return Status::Ok();
-      }
+  if (cluster_) {
+    // The scorer here is this process's own trainer core: give it trainer
+    // 0's dense parameters (every replica is equal when the run is quiet).
+    std::vector<float> dense;
+    std::string failed;
+    (*driver_)
+        ->request(trainer_actors_[0], std::chrono::seconds(60), dense_atom::value)
+        .receive([&](std::vector<float>& d) { dense = std::move(d); }, [&](caf::error& e) { failed = system_->render(e); });
+    if (!failed.empty()) return Status::Unavailable("trainer[0] did not send its dense parameters: " + failed);
+    auto params = p.trainers[0]->model().params();
+    if (dense.size() != params.size()) {
+      return Status::Corruption("trainer[0] sent " + std::to_string(dense.size()) + " dense parameters, not " +
+                                std::to_string(params.size()));
     }
-    return p.shards[embedding::ShardOf(t, r, shards())]->Peek(t, r, out);
-  });
+    std::copy(dense.begin(), dense.end(), params.begin());
+  }
+  return p.Evaluate(max_samples, [&](const wire::RowKeys& keys, float* out) { return PeekRows(keys, out); });
+}
+
+Status PipelineRun::PeekRows(const wire::RowKeys& keys, float* out) {
+  // A row's latest value is in any cache that holds it (the run is quiet:
+  // every sync has landed), else in its shard. Asked of the actors, so that
+  // it works wherever they run: the trainers first, then, per shard, the
+  // rows no cache had.
+  const uint32_t floats = parts_->row_optimizer->row_floats();
+  std::unordered_map<uint64_t, size_t> position;
+  for (size_t i = 0; i < keys.size(); ++i) position.emplace(CachedRowKey(keys.tables[i], keys.rows[i]), i);
+  std::vector<bool> found(keys.size(), false);
+  wire::RowPayload payload;
+  auto ask = [&](const caf::actor& a, const std::string& name, const wire::RowKeys& asked) -> Status {
+    std::string failed;
+    wire::Frame<wire::Rows> answer;
+    (*driver_)
+        ->request(a, std::chrono::seconds(60), peek_atom::value, wire::EncodeRowFetch({}, asked))
+        .receive([&](wire::Frame<wire::Rows>& rows) { answer = std::move(rows); },
+                 [&](caf::error& e) { failed = system_->render(e); });
+    if (!failed.empty()) return Status::Unavailable(name + " did not answer for the rows to evaluate: " + failed);
+    if (Status st = wire::DecodeRows(answer, floats, &payload); !st.ok()) return st;
+    for (size_t i = 0; i < payload.keys().size(); ++i) {
+      auto it = position.find(CachedRowKey(payload.keys().tables[i], payload.keys().rows[i]));
+      if (it == position.end()) return Status::Corruption(name + " answered with a row it was not asked for");
+      payload.CopyRow(i, out + it->second * floats);
+      found[it->second] = true;
+    }
+    return Status::Ok();
+  };
+  for (uint32_t w = 0; w < trainers(); ++w) {
+    wire::RowKeys missing;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (!found[i]) missing.push_back(keys.tables[i], keys.rows[i]);
+    }
+    if (missing.size() == 0) return Status::Ok();
+    if (Status st = ask(trainer_actors_[w], "trainer[" + std::to_string(w) + "]", missing); !st.ok()) return st;
+  }
+  std::vector<wire::RowKeys> per_shard(shards());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!found[i]) per_shard[embedding::ShardOf(keys.tables[i], keys.rows[i], shards())].push_back(keys.tables[i], keys.rows[i]);
+  }
+  for (uint32_t s = 0; s < shards(); ++s) {
+    if (per_shard[s].size() == 0) continue;
+    if (Status st = ask(shard_actors_[s], "embedding_shard[" + std::to_string(s) + "]", per_shard[s]); !st.ok()) {
+      return st;
+    }
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!found[i]) return Status::Corruption("no shard answered for row " + std::to_string(keys.rows[i]) + " of table " +
+                                             std::to_string(keys.tables[i]));
+  }
+  return Status::Ok();
 }
 
 Status PipelineRun::SaveCheckpoint(const std::string& dir) {
@@ -360,7 +416,7 @@ Status PipelineRun::SaveCheckpoint(const std::string& dir) {
   // the shards hold every row's latest value.
   RunParts& p = *parts_;
   for (uint32_t w = 0; w < trainers(); ++w) {
-    for (const auto& [key, slot] : *host_->cached(w)) {
+    for (const auto& [key, slot] : host_->cached(w)) {
       const uint32_t t = static_cast<uint32_t>(key >> 32);
       const uint32_t r = static_cast<uint32_t>(key);
       Status st = p.shards[embedding::ShardOf(t, r, shards())]->Store(&t, &r, 1, p.trainers[w]->slot(slot));
@@ -402,8 +458,8 @@ Result<uint64_t> PipelineRun::ParameterDigest() {
 }
 
 Status PipelineRun::NotInCluster(const std::string& what) const {
-  return Status::NotSupported(what + " of a cluster run is not built yet: the cached rows live in the trainers' "
-                              "processes; train on one host (`actorrec train`) to evaluate or checkpoint");
+  return Status::NotSupported(what + " of a cluster run is not built yet: the shards' files would be written on "
+                              "their own hosts; train on one host (`actorrec train`) to checkpoint");
 }
 
 Result<std::vector<ShardUsage>> PipelineRun::ShardUsages() {

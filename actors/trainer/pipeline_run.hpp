@@ -95,7 +95,8 @@ class PipelineRun {
   Status Finish();
   // At a pause point or after Finish(): scores the eval split with trainer
   // 0's dense replica and each row's latest value (a cache holding it, else
-  // its shard).
+  // its shard), both asked of the actors (dense_atom, peek_atom), so that a
+  // cluster run evaluates on its coordinator like a one-process run.
   Result<EvalReport> Evaluate(uint64_t max_samples);
   // At a pause point or after Finish(); see RunParts::ParameterDigest.
   Result<uint64_t> ParameterDigest();
@@ -144,6 +145,9 @@ class PipelineRun {
   Status Launch(const config::Config& cfg, const RunPosition& start, std::vector<PlannedActor> hosted,
                 PipelineDirectory directory, const std::function<void(const caf::actor&)>& publish_driver);
   Status NotInCluster(const std::string& what) const;
+  // The latest values of `keys` into out (RunParts::LatestRows), asked of
+  // the trainer and shard actors.
+  Status PeekRows(const wire::RowKeys& keys, float* out);
 
   std::unique_ptr<RunParts> parts_;
   Options options_;

@@ -75,9 +75,17 @@ BatchSequence::SourceFactory RunParts::TrainSource() const {
   return [c](uint32_t epoch) { return OpenEpoch(c, Split::kTrain, epoch); };
 }
 
-Result<EvalReport> RunParts::Evaluate(uint64_t max_samples,
-                                      const std::function<Status(uint32_t, data::RowId, float*)>& latest,
-                                      const ScoreSink& scores) {
+RunParts::LatestRows RunParts::EachRow(std::function<Status(uint32_t t, data::RowId r, float* out)> one) const {
+  const size_t floats = row_optimizer->row_floats();
+  return [one = std::move(one), floats](const wire::RowKeys& keys, float* out) {
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (Status st = one(keys.tables[i], keys.rows[i], out + i * floats); !st.ok()) return st;
+    }
+    return Status::Ok();
+  };
+}
+
+Result<EvalReport> RunParts::Evaluate(uint64_t max_samples, const LatestRows& latest, const ScoreSink& scores) {
   auto reader = OpenDatasetSplit(cfg, Split::kEval);
   if (!reader.ok()) return reader.status();
   const uint32_t floats = row_optimizer->row_floats();
@@ -89,6 +97,7 @@ Result<EvalReport> RunParts::Evaluate(uint64_t max_samples,
   oracle::BatchRows rows;
   std::vector<oracle::TableFeatures> features(T());
   std::vector<float> staged, pooled, logits;
+  wire::RowKeys keys;
   uint64_t seen = 0;
   TrainerCore& scorer = *trainers[0];
   while (max_samples == 0 || seen < max_samples) {
@@ -101,6 +110,7 @@ Result<EvalReport> RunParts::Evaluate(uint64_t max_samples,
     for (uint32_t t = 0; t < T(); ++t) next += static_cast<uint32_t>(rows.slice(0, t).rows.size());
     staged.resize(size_t{next} * floats);
     next = 0;
+    keys.clear();
     for (uint32_t t = 0; t < T(); ++t) {
       const oracle::SliceTable& slice = rows.slice(0, t);
       features[t].table = t;
@@ -109,9 +119,10 @@ Result<EvalReport> RunParts::Evaluate(uint64_t max_samples,
       features[t].unique_slots.resize(slice.rows.size());
       for (size_t u = 0; u < slice.rows.size(); ++u, ++next) {
         features[t].unique_slots[u] = next;
-        if (Status st = latest(t, slice.rows[u], staged.data() + size_t{next} * floats); !st.ok()) return st;
+        keys.push_back(t, slice.rows[u]);
       }
     }
+    if (Status st = latest(keys, staged.data()); !st.ok()) return st;
     const size_t n = block.size();
     pooled.resize(n * T() * width);
     logits.resize(n);

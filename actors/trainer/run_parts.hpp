@@ -18,6 +18,7 @@
 #include "actors/trainer/trainer_core.hpp"
 #include "configs/config.hpp"
 #include "gpu/backend.hpp"
+#include "messages/rows_codec.hpp"
 #include "models/model.hpp"
 #include "models/optimizers.hpp"
 
@@ -102,13 +103,16 @@ struct RunParts {
   BatchSequence::SourceFactory TrainSource() const;
 
   // Scores the eval split (at most max_samples; 0 = all) with trainer 0's
-  // dense replica; row (t, r)'s latest value comes from latest(t, r, out).
-  // scores, when given, sees each block of samples with its logits (for
-  // `actorrec predict`); a non-ok Status from it stops the evaluation.
+  // dense replica. The latest values of a block's distinct rows come from
+  // one call of latest(keys, out): row i of keys into out + i × row_floats
+  // (one round trip per block where the rows are in other processes; EachRow
+  // adapts a lookup of one row). scores, when given, sees each block of
+  // samples with its logits (for `actorrec predict`); a non-ok Status from
+  // it stops the evaluation.
+  using LatestRows = std::function<Status(const wire::RowKeys& keys, float* out)>;
   using ScoreSink = std::function<Status(const data::SampleBlock& block, const std::vector<float>& logits)>;
-  Result<EvalReport> Evaluate(uint64_t max_samples,
-                              const std::function<Status(uint32_t t, data::RowId r, float* out)>& latest,
-                              const ScoreSink& scores = nullptr);
+  Result<EvalReport> Evaluate(uint64_t max_samples, const LatestRows& latest, const ScoreSink& scores = nullptr);
+  LatestRows EachRow(std::function<Status(uint32_t t, data::RowId r, float* out)> one) const;
 
   // Dense parameters (every replica must equal trainer 0's: checked) and
   // every shard's rows, hashed: equal digests mean bitwise equal parameters.

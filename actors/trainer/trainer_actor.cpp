@@ -2,6 +2,7 @@
 
 #include <caf/all.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <set>
@@ -12,6 +13,7 @@
 #include "actors/trainer/sync_scheduler_actor.hpp"
 #include "messages/batch_codec.hpp"
 #include "messages/plan_codec.hpp"
+#include "messages/rows_codec.hpp"
 
 namespace actorrec::trainer {
 namespace {
@@ -185,6 +187,39 @@ caf::behavior Trainer(Self self, TrainerActorArgs args) {
         OnSynced(self, batch, kind, behind_s, sums);
       },
       [=](digest_atom) { return DenseDigest(*self->state.args.core); },
+      [=](dense_atom) {
+        const auto params = self->state.args.core->model().params();
+        return std::vector<float>(params.begin(), params.end());
+      },
+      [=](peek_atom, const wire::Frame<wire::RowFetch>& frame) -> caf::result<wire::Frame<wire::Rows>> {
+        TrainerCore& core = *self->state.args.core;
+        wire::RowFetchHeader header;
+        wire::RowKeys asked, held;
+        if (Status st = wire::DecodeRowFetch(frame, &header, &asked); !st.ok()) {
+          return caf::make_error(caf::sec::invalid_argument, st.ToString());
+        }
+        std::vector<uint32_t> slots;
+        for (size_t i = 0; i < asked.size(); ++i) {
+          const auto it = self->state.args.cached->find(CachedRowKey(asked.tables[i], asked.rows[i]));
+          if (it == self->state.args.cached->end()) continue;
+          held.push_back(asked.tables[i], asked.rows[i]);
+          slots.push_back(it->second);
+        }
+        wire::RowsHeader h;
+        h.request_id = header.request_id;
+        h.dim = core.width();
+        h.state_width = core.row_floats() - core.width();
+        Status fill_status;
+        return wire::EncodeRows(
+            h, held,
+            [&](float* out) {
+              for (size_t i = 0; i < slots.size(); ++i) {
+                std::copy_n(core.slot(slots[i]), core.row_floats(), out + i * core.row_floats());
+              }
+              return Status::Ok();
+            },
+            &fill_status);
+      },
       [=](stop_atom) { self->quit(); },
   };
 }

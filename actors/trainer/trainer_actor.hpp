@@ -8,6 +8,8 @@
 //   (landed_atom, b)                          partition -> trainer
 //   (synced_atom, b, kind, behind_s, sum)     scheduler -> trainer
 //   digest_atom -> uint64_t                   driver -> trainer: DenseDigest of its replica
+//   dense_atom -> std::vector<float>          driver -> trainer: its dense parameters
+//   (peek_atom, Frame<RowFetch>) -> Frame<Rows>   driver -> trainer: the asked rows its cache holds
 //
 // One batch b, in order (ARCHITECTURE §3):
 //   1. wait for plan(b), slice(b), landed(b) and the critical sync of b−1;
@@ -24,6 +26,7 @@
 
 #include <caf/actor.hpp>
 
+#include <memory>
 #include <unordered_map>
 
 #include "actors/trainer/trainer_core.hpp"
@@ -56,7 +59,7 @@ struct TrainerActorArgs {
   caf::actor scheduler;
   caf::actor oracle;  // credits: (settled_atom, trainer, b)
   caf::actor driver;  // (settled_atom, trainer, b, epoch, index, samples, loss_sum, times, counts), error_atom
-  CachedRows* cached = nullptr;
+  std::shared_ptr<CachedRows> cached;  // shared with the host, which reads it while the run is quiet
   int64_t first_batch = 0;
 };
 

@@ -7,6 +7,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "tests/cluster/child_process.hpp"
 
 using namespace actorrec::testing;
@@ -165,12 +169,13 @@ sparse = "rowwise_adagrad"
 
 [dataset]
 samples = 6144
-eval_samples = 0
+eval_samples = 1024
 row_scale = 0.001
 
 [training]
 mode = ")" + mode + R"("
 batch_size = 512
+eval_every = 5
 lookahead = 3
 cache_rows = 8192
 
@@ -185,6 +190,16 @@ join_timeout_ms = 30000
 std::string Member(const std::string& name, uint16_t port, const std::string& roles, const std::string& extra = "") {
   return "\n[[cluster.member]]\nname = \"" + name + "\"\naddress = \"127.0.0.1\"\nport = " + std::to_string(port) +
          "\nroles = [" + roles + "]\n" + extra;
+}
+
+// The evaluation records of a metrics.jsonl, in order.
+std::vector<std::string> EvalsIn(const std::string& metrics) {
+  std::vector<std::string> evals;
+  std::istringstream lines(metrics);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("\"event\":\"eval\"") != std::string::npos) evals.push_back(line);
+  }
+  return evals;
 }
 
 std::string DigestIn(const std::string& metrics) {
@@ -217,6 +232,8 @@ TEST_CASE("a run split across processes (sampler + oracle, 2 shards, 2 and 4 tra
   REQUIRE(single.WaitExit(120s) == 0);
   const std::string expected = DigestIn(ReadBytes(single_dir + "/metrics.jsonl"));
   REQUIRE(expected.size() == 16);
+  const std::vector<std::string> expected_evals = EvalsIn(ReadBytes(single_dir + "/metrics.jsonl"));
+  REQUIRE(expected_evals.size() == 3);  // after batches 5 and 10, and at the end
 
   // The cluster: a (sampler, oracle), e (both shards), and trainer members
   // of two ranks each.
@@ -242,4 +259,7 @@ TEST_CASE("a run split across processes (sampler + oracle, 2 shards, 2 and 4 tra
   INFO("log of a:\n" << procs[0]->Log());
   REQUIRE_THAT(procs[0]->Log(), Catch::Contains("training with the cluster's actor pipeline"));
   REQUIRE(DigestIn(ReadBytes(split_dir + "/metrics.jsonl")) == expected);
+  // The coordinator evaluates with rows and dense parameters asked of the
+  // other processes: the same AUC, log-loss and accuracy, bit for bit.
+  CHECK(EvalsIn(ReadBytes(split_dir + "/metrics.jsonl")) == expected_evals);
 }
