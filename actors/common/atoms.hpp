@@ -61,9 +61,28 @@ using usage_atom = caf::atom_constant<caf::atom("arusage")>;
 // (an untouched one as its initial value, not created), a trainer only the
 // rows its cache holds (the answer's keys say which).
 using peek_atom = caf::atom_constant<caf::atom("arpeek")>;
-// driver -> trainer: (dense_atom) answered with its dense parameters
-// (std::vector<float>), for the evaluation of a cluster run.
+// driver -> trainer: (dense_atom) answered with (std::vector<float>
+// parameters, std::vector<float> dense optimizer state): trainer 0's
+// replica, for evaluation and checkpoints on the coordinator of a cluster.
 using dense_atom = caf::atom_constant<caf::atom("ardense")>;
+// Checkpoints, while the run is quiet (checkpoint.hpp):
+//   driver -> trainer: (cached_atom) answered with a Frame<Rows> of every
+//     row its cache holds;
+//   driver -> shard: (store_atom, Frame<WriteBack>) stores those rows
+//     outside the write-back protocol (the ledger counts nothing; a cached
+//     row is never fetched, and its eviction writes it back again later),
+//     answered with ok_atom;
+//   driver -> shard: (checkpoint_atom, std::string path, int64_t batch)
+//     writes the shard's checkpoint file, answered with ok_atom; path is on
+//     the shard's host (a directory every member sees);
+//   driver -> trainer or shard: (position_atom) answered with the batch its
+//     run starts at, so that a member resumed from another checkpoint (or
+//     not resumed) is named instead of stalling the run.
+using cached_atom = caf::atom_constant<caf::atom("arcached")>;
+using store_atom = caf::atom_constant<caf::atom("arstore")>;
+using checkpoint_atom = caf::atom_constant<caf::atom("arckpt")>;
+using position_atom = caf::atom_constant<caf::atom("arposit")>;
+using ok_atom = caf::atom_constant<caf::atom("arok")>;
 // driver -> oracle: (stats_atom) answered with (std::string summary,
 // std::string json): the PlanStats of every batch planned so far.
 using stats_atom = caf::atom_constant<caf::atom("arstats")>;

@@ -130,6 +130,29 @@ caf::behavior Shard(Self self, ShardActorArgs args) {
         }
         return rows;
       },
+      [=](store_atom, const wire::Frame<wire::WriteBack>& frame) -> caf::result<ok_atom> {
+        auto& st = self->state;
+        ShardStore& store = *st.args.store;
+        if (Status s = wire::DecodeWriteBack(frame, store.format().floats(), &st.payload); !s.ok()) {
+          return caf::make_error(caf::sec::invalid_argument, s.ToString());
+        }
+        const auto& keys = st.payload.keys();
+        const float* data = reinterpret_cast<const float*>(st.payload.bytes());
+        if (Status s = store.Store(keys.tables.data(), keys.rows.data(), keys.size(), data); !s.ok()) {
+          return caf::make_error(caf::sec::invalid_argument,
+                                 "embedding shard " + std::to_string(store.shard()) + ": " + s.message());
+        }
+        return ok_atom::value;
+      },
+      [=](checkpoint_atom, const std::string& path, int64_t batch) -> caf::result<ok_atom> {
+        const ShardStore& store = *self->state.args.store;
+        if (Status s = store.SaveCheckpoint(path, batch); !s.ok()) {
+          return caf::make_error(caf::sec::runtime_error,
+                                 "embedding shard " + std::to_string(store.shard()) + ": " + s.message());
+        }
+        return ok_atom::value;
+      },
+      [=](position_atom) { return self->state.args.first_batch; },
       [=](digest_atom) { return self->state.args.store->Digest(); },
       [=](usage_atom) -> caf::result<uint64_t, uint64_t> {
         const ShardStore& store = *self->state.args.store;

@@ -6,6 +6,9 @@
 //   Frame<WriteBack>  partition -> shard   applied, answered with Frame<WriteBackAck>
 //   digest_atom       -> uint64_t          the store's digest (when the run is quiet)
 //   (peek_atom, Frame<RowFetch>) -> Frame<Rows>  the rows' values, none created (evaluation)
+//   (store_atom, Frame<WriteBack>) -> ok_atom    rows stored outside the protocol (checkpoints)
+//   (checkpoint_atom, path, batch) -> ok_atom    the store's checkpoint file written at path
+//   position_atom     -> int64_t           the batch the run starts at
 //   usage_atom        -> (uint64_t, uint64_t)  resident rows and bytes held, at any time
 // A malformed message or a protocol break (a key this shard does not own, a
 // write-back round out of order) goes to `errors` as (error_atom, text naming

@@ -128,7 +128,12 @@ ControlPlane SpawnControlPlane(caf::actor_system& sys, const config::Config& cfg
   cp.supervisor = SpawnSupervisor(sys, {cfg, cp.inspector, cp.outcome});
   cp.done.push_back(WatchDone(cp.supervisor));
   for (const auto& m : cfg.cluster.members) {
-    NodeArgs node{cfg, m.name, cp.supervisor, "", cp.outcome, hosting};
+    NodeArgs node;
+    node.config = cfg;
+    node.member = m.name;
+    node.supervisor = cp.supervisor;
+    node.outcome = cp.outcome;
+    node.hosting = hosting;
     cp.nodes.push_back(SpawnNode(sys, std::move(node)));
     cp.done.push_back(WatchDone(cp.nodes.back()));
   }
@@ -274,7 +279,12 @@ int RunMember(const config::Config& cfg, const std::string& member, const Member
   const bool working = is_coordinator ? static_cast<bool>(work.drive) : static_cast<bool>(work.host);
   auto admitted = std::make_shared<std::promise<void>>();
   std::future<void> admission = admitted->get_future();
-  NodeArgs node_args{cfg, member, supervisor, is_coordinator ? "" : endpoint, outcome, {}};
+  NodeArgs node_args;
+  node_args.config = cfg;
+  node_args.member = member;
+  node_args.supervisor = supervisor;
+  node_args.supervisor_endpoint = is_coordinator ? "" : endpoint;
+  node_args.outcome = outcome;
   if (working) {
     node_args.pipeline_registers = true;
     node_args.on_admitted = [admitted] { admitted->set_value(); };

@@ -74,7 +74,8 @@ uint64_t ParseNumber(const std::map<std::string, std::string>& meta, const std::
 
 }  // namespace
 
-Status SaveRunCheckpoint(const RunParts& parts, const std::string& dir, const RunPosition& position) {
+Status SaveRunCheckpoint(const RunParts& parts, const std::string& dir, const RunPosition& position,
+                         const ShardWriter& write_shard) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Status::IoError("cannot create the checkpoint directory " + dir + ": " + ec.message());
@@ -86,8 +87,9 @@ Status SaveRunCheckpoint(const RunParts& parts, const std::string& dir, const Ru
   if (ec) return Status::IoError("cannot create " + tmp.string() + ": " + ec.message());
 
   for (uint32_t s = 0; s < parts.S(); ++s) {
-    Status st = parts.shards[s]->SaveCheckpoint((tmp / ShardFile(s, parts.S())).string(),
-                                                static_cast<int64_t>(position.batches));
+    const std::string path = (tmp / ShardFile(s, parts.S())).string();
+    const auto batch = static_cast<int64_t>(position.batches);
+    Status st = write_shard ? write_shard(s, path, batch) : parts.shards[s]->SaveCheckpoint(path, batch);
     if (!st.ok()) return st;
   }
   TrainerCore& trainer = *parts.trainers[0];
@@ -136,7 +138,7 @@ Status SaveRunCheckpoint(const RunParts& parts, const std::string& dir, const Ru
   return Status::Ok();
 }
 
-Result<RunPosition> LoadRunCheckpoint(const std::string& dir, RunParts* parts) {
+Result<RunPosition> LoadRunCheckpoint(const std::string& dir, RunParts* parts, const std::vector<bool>* shards) {
   const fs::path latest = fs::path(dir) / "LATEST";
   std::ifstream in(latest);
   std::string name;
@@ -196,6 +198,7 @@ Result<RunPosition> LoadRunCheckpoint(const std::string& dir, RunParts* parts) {
   }
   const RunParts* self = parts;
   for (uint32_t s = 0; s < parts->S(); ++s) {
+    if (shards != nullptr && (s >= shards->size() || !(*shards)[s])) continue;
     const std::string path = (ckpt / ShardFile(s, parts->S())).string();
     int64_t batch = 0;
     auto store = embedding::ShardStore::LoadCheckpoint(

@@ -17,7 +17,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "actors/sampler/batch_sequence.hpp"
 #include "actors/trainer/run_parts.hpp"
@@ -30,15 +32,24 @@ struct RunPosition {
   BatchPosition next;    // where the data resumes
 };
 
+// Writes shard s's checkpoint file at `path` as the state after `batch`
+// global batches, wherever the shard's store is (an actor in another
+// process writes it on its host).
+using ShardWriter = std::function<Status(uint32_t s, const std::string& path, int64_t batch)>;
+
 // Saves trainer 0's dense replica and optimizer state and every shard as
 // the state after `position`. The shards must hold every row's latest value.
-Status SaveRunCheckpoint(const RunParts& parts, const std::string& dir, const RunPosition& position);
+// write_shard null: the shards are parts.shards.
+Status SaveRunCheckpoint(const RunParts& parts, const std::string& dir, const RunPosition& position,
+                         const ShardWriter& write_shard = nullptr);
 
 // Loads the newest checkpoint of `dir` into `parts` (freshly created from the
 // config to resume): the dense state into every trainer, the shards
-// replaced. InvalidArgument naming the config key when the checkpoint was
-// made with a different model, optimizer, seed, batch size or shard count;
-// Corruption / NotFound naming the file otherwise.
-Result<RunPosition> LoadRunCheckpoint(const std::string& dir, RunParts* parts);
+// replaced (only those `shards` marks, when given: a cluster member loads
+// the shards it hosts). InvalidArgument naming the config key when the
+// checkpoint was made with a different model, optimizer, seed, batch size or
+// shard count; Corruption / NotFound naming the file otherwise.
+Result<RunPosition> LoadRunCheckpoint(const std::string& dir, RunParts* parts,
+                                      const std::vector<bool>* shards = nullptr);
 
 }  // namespace actorrec::trainer

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstring>
 #include <tuple>
+#include <unordered_set>
 
 #include "actors/common/atoms.hpp"
 #include "actors/embedding/shard_store.hpp"
@@ -22,6 +23,18 @@ namespace {
 
 // How long a cluster process waits for its actors to end at the stop.
 constexpr std::chrono::milliseconds kMemberStopWait{2000};
+
+// Sends (args...) to `a` as a request and hands the answer to on_answer;
+// Unavailable naming `who` when an error or nothing comes back in time.
+template <class OnAnswer, class... Args>
+Status Ask(caf::scoped_actor& self, const caf::actor& a, const std::string& who, OnAnswer on_answer,
+           Args&&... args) {
+  std::string failed;
+  self->request(a, std::chrono::seconds(60), std::forward<Args>(args)...)
+      .receive(on_answer, [&](caf::error& e) { failed = self->system().render(e); });
+  if (!failed.empty()) return Status::Unavailable(who + ": " + failed);
+  return Status::Ok();
+}
 
 // Gloo groups of one process need distinct key prefixes in their store.
 std::string NextGroupPrefix() {
@@ -333,24 +346,31 @@ Result<EvalReport> PipelineRun::Evaluate(uint64_t max_samples) {
   if (!finished_) {
     if (Status st = WaitAcked(next_report_ - 1); !st.ok()) return st;
   }
-  RunParts& p = *parts_;
-  if (cluster_) {
-    // The scorer here is this process's own trainer core: give it trainer
-    // 0's dense parameters (every replica is equal when the run is quiet).
-    std::vector<float> dense;
-    std::string failed;
-    (*driver_)
-        ->request(trainer_actors_[0], std::chrono::seconds(60), dense_atom::value)
-        .receive([&](std::vector<float>& d) { dense = std::move(d); }, [&](caf::error& e) { failed = system_->render(e); });
-    if (!failed.empty()) return Status::Unavailable("trainer[0] did not send its dense parameters: " + failed);
-    auto params = p.trainers[0]->model().params();
-    if (dense.size() != params.size()) {
-      return Status::Corruption("trainer[0] sent " + std::to_string(dense.size()) + " dense parameters, not " +
-                                std::to_string(params.size()));
-    }
-    std::copy(dense.begin(), dense.end(), params.begin());
-  }
-  return p.Evaluate(max_samples, [&](const wire::RowKeys& keys, float* out) { return PeekRows(keys, out); });
+  if (Status st = FetchDense(); !st.ok()) return st;
+  return parts_->Evaluate(max_samples, [&](const wire::RowKeys& keys, float* out) { return PeekRows(keys, out); });
+}
+
+Status PipelineRun::FetchDense() {
+  // In one process parts_->trainers[0] is trainer 0's own core.
+  if (!cluster_) return Status::Ok();
+  TrainerCore& local = *parts_->trainers[0];
+  const auto params = local.model().params();
+  const auto state = local.dense_optimizer().state();
+  Status copied;
+  Status asked = Ask(
+      *driver_, trainer_actors_[0], "trainer[0] did not send its dense parameters",
+      [&](std::vector<float>& p, std::vector<float>& o) {
+        if (p.size() != params.size() || o.size() != state.size()) {
+          copied = Status::Corruption("trainer[0] sent " + std::to_string(p.size()) + " dense parameters and " +
+                                      std::to_string(o.size()) + " optimizer floats, not " +
+                                      std::to_string(params.size()) + " and " + std::to_string(state.size()));
+          return;
+        }
+        std::copy(p.begin(), p.end(), params.begin());
+        std::copy(o.begin(), o.end(), state.begin());
+      },
+      dense_atom::value);
+  return asked.ok() ? copied : asked;
 }
 
 Status PipelineRun::PeekRows(const wire::RowKeys& keys, float* out) {
@@ -364,14 +384,13 @@ Status PipelineRun::PeekRows(const wire::RowKeys& keys, float* out) {
   std::vector<bool> found(keys.size(), false);
   wire::RowPayload payload;
   auto ask = [&](const caf::actor& a, const std::string& name, const wire::RowKeys& asked) -> Status {
-    std::string failed;
     wire::Frame<wire::Rows> answer;
-    (*driver_)
-        ->request(a, std::chrono::seconds(60), peek_atom::value, wire::EncodeRowFetch({}, asked))
-        .receive([&](wire::Frame<wire::Rows>& rows) { answer = std::move(rows); },
-                 [&](caf::error& e) { failed = system_->render(e); });
-    if (!failed.empty()) return Status::Unavailable(name + " did not answer for the rows to evaluate: " + failed);
-    if (Status st = wire::DecodeRows(answer, floats, &payload); !st.ok()) return st;
+    Status st = Ask(
+        *driver_, a, name + " did not answer for the rows to evaluate",
+        [&](wire::Frame<wire::Rows>& rows) { answer = std::move(rows); }, peek_atom::value,
+        wire::EncodeRowFetch({}, asked));
+    if (!st.ok()) return st;
+    if (Status d = wire::DecodeRows(answer, floats, &payload); !d.ok()) return d;
     for (size_t i = 0; i < payload.keys().size(); ++i) {
       auto it = position.find(CachedRowKey(payload.keys().tables[i], payload.keys().rows[i]));
       if (it == position.end()) return Status::Corruption(name + " answered with a row it was not asked for");
@@ -405,25 +424,70 @@ Status PipelineRun::PeekRows(const wire::RowKeys& keys, float* out) {
   return Status::Ok();
 }
 
+Status PipelineRun::FlushCaches() {
+  // Every row a cache holds into its shard: harmless to the run (a cached
+  // row is never fetched, and its eviction writes it back again later), and
+  // it makes the shards hold every row's latest value. At a quiet point the
+  // caches that hold a row agree on it: the first one's copy goes.
+  const uint32_t floats = parts_->row_optimizer->row_floats();
+  std::unordered_set<uint64_t> seen;
+  std::vector<wire::RowKeys> keys(shards());
+  std::vector<std::vector<float>> values(shards());
+  wire::RowPayload payload;
+  for (uint32_t w = 0; w < trainers(); ++w) {
+    wire::Frame<wire::Rows> answer;
+    const std::string who = "trainer[" + std::to_string(w) + "]";
+    Status st = Ask(
+        *driver_, trainer_actors_[w], who + " did not send its cached rows",
+        [&](wire::Frame<wire::Rows>& rows) { answer = std::move(rows); }, cached_atom::value);
+    if (!st.ok()) return st;
+    if (Status d = wire::DecodeRows(answer, floats, &payload); !d.ok()) return d;
+    for (size_t i = 0; i < payload.keys().size(); ++i) {
+      const uint32_t t = payload.keys().tables[i];
+      const data::RowId r = payload.keys().rows[i];
+      if (!seen.insert(CachedRowKey(t, r)).second) continue;
+      const uint32_t s = embedding::ShardOf(t, r, shards());
+      keys[s].push_back(t, r);
+      values[s].resize(values[s].size() + floats);
+      payload.CopyRow(i, values[s].data() + values[s].size() - floats);
+    }
+  }
+  wire::RowsHeader header;
+  header.dim = parts_->row_optimizer->width();
+  header.state_width = floats - header.dim;
+  for (uint32_t s = 0; s < shards(); ++s) {
+    if (keys[s].size() == 0) continue;
+    auto frame = wire::EncodeWriteBack(header, keys[s], [&](float* out) {
+      std::copy(values[s].begin(), values[s].end(), out);
+    });
+    const std::string who = "embedding_shard[" + std::to_string(s) + "]";
+    Status st = Ask(
+        *driver_, shard_actors_[s], who + " did not store the cached rows", [](ok_atom) {}, store_atom::value,
+        std::move(frame));
+    if (!st.ok()) return st;
+  }
+  return Status::Ok();
+}
+
 Status PipelineRun::SaveCheckpoint(const std::string& dir) {
-  if (cluster_) return NotInCluster("checkpointing");
   if (Status st = CheckQuiet("SaveCheckpoint()"); !st.ok()) return st;
   if (!finished_) {
     if (Status st = WaitAcked(next_report_ - 1); !st.ok()) return st;
   }
-  // The caches' rows into their shards: harmless to the run (a cached row is
-  // never fetched, and its eviction writes it back again later), and it makes
-  // the shards hold every row's latest value.
-  RunParts& p = *parts_;
-  for (uint32_t w = 0; w < trainers(); ++w) {
-    for (const auto& [key, slot] : host_->cached(w)) {
-      const uint32_t t = static_cast<uint32_t>(key >> 32);
-      const uint32_t r = static_cast<uint32_t>(key);
-      Status st = p.shards[embedding::ShardOf(t, r, shards())]->Store(&t, &r, 1, p.trainers[w]->slot(slot));
-      if (!st.ok()) return st;
-    }
-  }
-  return SaveRunCheckpoint(p, dir, {static_cast<uint64_t>(next_report_), next_data_});
+  if (Status st = FlushCaches(); !st.ok()) return st;
+  if (Status st = FetchDense(); !st.ok()) return st;
+  // Each shard writes its own file, on its own host: a cluster's checkpoint
+  // directory must be one every member sees (the same path on a shared
+  // filesystem).
+  return SaveRunCheckpoint(*parts_, dir, {static_cast<uint64_t>(next_report_), next_data_},
+                           [&](uint32_t s, const std::string& path, int64_t batch) {
+                             const std::string who = "embedding_shard[" + std::to_string(s) + "]";
+                             return Ask(
+                                 *driver_, shard_actors_[s], who + " did not write " + path +
+                                     (cluster_ ? " (is the checkpoint directory on a filesystem every member sees?)"
+                                               : ""),
+                                 [](ok_atom) {}, checkpoint_atom::value, path, batch);
+                           });
 }
 
 Result<uint64_t> PipelineRun::ParameterDigest() {
@@ -432,12 +496,8 @@ Result<uint64_t> PipelineRun::ParameterDigest() {
   // Asked of the actors, wherever they run: each trainer's dense replica
   // (all must agree) and each shard's rows.
   auto ask = [&](const caf::actor& a, const std::string& name, uint64_t* out) -> Status {
-    std::string failed;
-    (*driver_)
-        ->request(a, std::chrono::seconds(60), digest_atom::value)
-        .receive([&](uint64_t d) { *out = d; }, [&](caf::error& e) { failed = system_->render(e); });
-    if (!failed.empty()) return Status::Unavailable(name + " did not report its parameter digest: " + failed);
-    return Status::Ok();
+    return Ask(*driver_, a, name + " did not report its parameter digest", [&](uint64_t d) { *out = d; },
+               digest_atom::value);
   };
   uint64_t dense = 0;
   for (uint32_t w = 0; w < trainers(); ++w) {
@@ -457,25 +517,16 @@ Result<uint64_t> PipelineRun::ParameterDigest() {
   return CombineParameterDigest(dense, shard_digests);
 }
 
-Status PipelineRun::NotInCluster(const std::string& what) const {
-  return Status::NotSupported(what + " of a cluster run is not built yet: the shards' files would be written on "
-                              "their own hosts; train on one host (`actorrec train`) to checkpoint");
-}
-
 Result<std::vector<ShardUsage>> PipelineRun::ShardUsages() {
   // After a failure in a cluster a shard may be gone with its process: do
   // not wait on it.
   if (cluster_ && !error_.empty()) return Status::Unavailable("no shard usage: " + error_);
   std::vector<ShardUsage> usage;
   for (size_t s = 0; s < shard_actors_.size(); ++s) {
-    std::string failed;
-    (*driver_)
-        ->request(shard_actors_[s], std::chrono::seconds(30), usage_atom::value)
-        .receive([&](uint64_t rows, uint64_t bytes) { usage.push_back({rows, bytes}); },
-                 [&](caf::error& e) { failed = system_->render(e); });
-    if (!failed.empty()) {
-      return Status::Unavailable("embedding_shard[" + std::to_string(s) + "] did not report its memory: " + failed);
-    }
+    Status st = Ask(
+        *driver_, shard_actors_[s], "embedding_shard[" + std::to_string(s) + "] did not report its memory",
+        [&](uint64_t rows, uint64_t bytes) { usage.push_back({rows, bytes}); }, usage_atom::value);
+    if (!st.ok()) return st;
   }
   return usage;
 }
@@ -483,16 +534,14 @@ Result<std::vector<ShardUsage>> PipelineRun::ShardUsages() {
 Result<PipelineRun::PlanReport> PipelineRun::OracleStats() {
   if (cluster_ && !error_.empty()) return Status::Unavailable("no oracle statistics: " + error_);
   PlanReport report;
-  std::string failed;
-  (*driver_)
-      ->request(oracle_, std::chrono::seconds(30), stats_atom::value)
-      .receive(
-          [&](std::string& summary, std::string& json) {
-            report.summary = std::move(summary);
-            report.json = std::move(json);
-          },
-          [&](caf::error& e) { failed = system_->render(e); });
-  if (!failed.empty()) return Status::Unavailable("the oracle did not report its plan statistics: " + failed);
+  Status st = Ask(
+      *driver_, oracle_, "the oracle did not report its plan statistics",
+      [&](std::string& summary, std::string& json) {
+        report.summary = std::move(summary);
+        report.json = std::move(json);
+      },
+      stats_atom::value);
+  if (!st.ok()) return st;
   return report;
 }
 

@@ -144,10 +144,15 @@ class PipelineRun {
   // finds every actor of the run and starts it.
   Status Launch(const config::Config& cfg, const RunPosition& start, std::vector<PlannedActor> hosted,
                 PipelineDirectory directory, const std::function<void(const caf::actor&)>& publish_driver);
-  Status NotInCluster(const std::string& what) const;
   // The latest values of `keys` into out (RunParts::LatestRows), asked of
   // the trainer and shard actors.
   Status PeekRows(const wire::RowKeys& keys, float* out);
+  // A cluster's coordinator: trainer 0's dense parameters and optimizer
+  // state into this process's trainer core (the scorer and the checkpoint's
+  // source). Nothing to do in one process.
+  Status FetchDense();
+  // The rows the trainers' caches hold into their shards (checkpoints).
+  Status FlushCaches();
 
   std::unique_ptr<RunParts> parts_;
   Options options_;

@@ -160,6 +160,23 @@ void OnSynced(Self self, int64_t batch, uint8_t kind, double behind_s, const std
   st.work.erase(it);
 }
 
+// A Rows frame of keys[i]'s value in cache slot slots[i].
+wire::Frame<wire::Rows> EncodeSlots(TrainerCore& core, const wire::RowKeys& keys, const std::vector<uint32_t>& slots) {
+  wire::RowsHeader h;
+  h.dim = core.width();
+  h.state_width = core.row_floats() - core.width();
+  Status fill_status;
+  return wire::EncodeRows(
+      h, keys,
+      [&](float* out) {
+        for (size_t i = 0; i < slots.size(); ++i) {
+          std::copy_n(core.slot(slots[i]), core.row_floats(), out + i * core.row_floats());
+        }
+        return Status::Ok();
+      },
+      &fill_status);
+}
+
 caf::behavior Trainer(Self self, TrainerActorArgs args) {
   self->state.args = std::move(args);
   self->state.next = self->state.args.first_batch;
@@ -187,9 +204,22 @@ caf::behavior Trainer(Self self, TrainerActorArgs args) {
         OnSynced(self, batch, kind, behind_s, sums);
       },
       [=](digest_atom) { return DenseDigest(*self->state.args.core); },
-      [=](dense_atom) {
-        const auto params = self->state.args.core->model().params();
-        return std::vector<float>(params.begin(), params.end());
+      [=](dense_atom) -> caf::result<std::vector<float>, std::vector<float>> {
+        TrainerCore& core = *self->state.args.core;
+        const auto params = core.model().params();
+        const auto state = core.dense_optimizer().state();
+        return {std::vector<float>(params.begin(), params.end()), std::vector<float>(state.begin(), state.end())};
+      },
+      [=](position_atom) { return self->state.args.first_batch; },
+      [=](cached_atom) {
+        TrainerCore& core = *self->state.args.core;
+        wire::RowKeys keys;
+        std::vector<uint32_t> slots;
+        for (const auto& [key, slot] : *self->state.args.cached) {
+          keys.push_back(static_cast<uint32_t>(key >> 32), static_cast<data::RowId>(key));
+          slots.push_back(slot);
+        }
+        return EncodeSlots(core, keys, slots);
       },
       [=](peek_atom, const wire::Frame<wire::RowFetch>& frame) -> caf::result<wire::Frame<wire::Rows>> {
         TrainerCore& core = *self->state.args.core;
@@ -205,20 +235,7 @@ caf::behavior Trainer(Self self, TrainerActorArgs args) {
           held.push_back(asked.tables[i], asked.rows[i]);
           slots.push_back(it->second);
         }
-        wire::RowsHeader h;
-        h.request_id = header.request_id;
-        h.dim = core.width();
-        h.state_width = core.row_floats() - core.width();
-        Status fill_status;
-        return wire::EncodeRows(
-            h, held,
-            [&](float* out) {
-              for (size_t i = 0; i < slots.size(); ++i) {
-                std::copy_n(core.slot(slots[i]), core.row_floats(), out + i * core.row_floats());
-              }
-              return Status::Ok();
-            },
-            &fill_status);
+        return EncodeSlots(core, held, slots);
       },
       [=](stop_atom) { self->quit(); },
   };

@@ -8,8 +8,10 @@
 //   (landed_atom, b)                          partition -> trainer
 //   (synced_atom, b, kind, behind_s, sum)     scheduler -> trainer
 //   digest_atom -> uint64_t                   driver -> trainer: DenseDigest of its replica
-//   dense_atom -> std::vector<float>          driver -> trainer: its dense parameters
+//   dense_atom -> (parameters, optimizer state)   driver -> trainer: its dense replica
 //   (peek_atom, Frame<RowFetch>) -> Frame<Rows>   driver -> trainer: the asked rows its cache holds
+//   cached_atom -> Frame<Rows>                driver -> trainer: every row its cache holds
+//   position_atom -> int64_t                  driver -> trainer: the batch it starts at
 //
 // One batch b, in order (ARCHITECTURE §3):
 //   1. wait for plan(b), slice(b), landed(b) and the critical sync of b−1;

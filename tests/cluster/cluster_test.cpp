@@ -133,8 +133,11 @@ TEST_CASE("a node with another cluster secret is refused and the coordinator kee
   auto b = c.Start("b");
   REQUIRE(a->WaitForLog("cluster ready", kStartup));
   a->Signal(SIGTERM);
-  REQUIRE(a->WaitExit(10s) == 128 + SIGTERM);  // as `actorrec train` stopped by a signal
-  REQUIRE(b->WaitExit(10s) == 0);
+  const auto a_code = a->WaitExit(10s);
+  const auto b_code = b->WaitExit(10s);
+  INFO("log of a at the end:\n" << a->Log() << "\nlog of b at the end:\n" << b->Log());
+  REQUIRE(a_code == 128 + SIGTERM);  // as `actorrec train` stopped by a signal
+  REQUIRE(b_code == 0);
   REQUIRE_THAT(b->Log(), Catch::Contains("stopping: signal"));
 }
 
