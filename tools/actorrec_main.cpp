@@ -69,7 +69,7 @@ int Train(const std::string& config_path, const std::string& log_level, const Tr
 }
 
 int Node(const std::string& config_path, const std::string& member_flag, const std::string& role, int rank,
-         const std::string& log_level) {
+         const std::string& log_level, const TrainOptions& node_options) {
   if (config_path.empty()) {
     std::cerr << "actorrec node: --config FILE is required (the topology names every member)\n";
     return kExitUsage;
@@ -85,13 +85,13 @@ int Node(const std::string& config_path, const std::string& member_flag, const s
   MemberWork work;
   work.drive = [&](caf::actor_system& sys, const caf::actor& supervisor, const MemberWork::EndRun& end_run) {
     const trainer::ClusterSeat seat{&sys, supervisor, *member};
-    TrainOptions options;
+    TrainOptions options = node_options;
     options.cluster = &seat;
     options.before_teardown = end_run;
     return TrainConfig(cfg, options, std::cout, std::cerr);
   };
   work.host = [&](caf::actor_system& sys, const caf::actor& supervisor) -> Result<std::shared_ptr<void>> {
-    auto hosted = trainer::MemberPipeline::Start(cfg, {&sys, supervisor, *member});
+    auto hosted = trainer::MemberPipeline::Start(cfg, {&sys, supervisor, *member}, node_options.resume_dir);
     if (!hosted.ok()) return hosted.status();
     return std::shared_ptr<void>(std::move(hosted).value());
   };
@@ -147,6 +147,15 @@ int main(int argc, char** argv) {
                    "sampler, oracle, embedding, trainer or all: with --member, checks that the member runs it; "
                    "without, picks the --rank-th member that runs it");
   node->add_option("--rank", rank, "which of the members running --role (0-based, topology order)");
+  TrainOptions node_options;
+  node->add_option("--checkpoint-dir", node_options.checkpoint_dir,
+                   "as for train; read by the coordinator, whose embedding shards write their files into it on "
+                   "their own hosts: give a directory every member sees (a shared filesystem)");
+  node->add_option("--checkpoint-every", node_options.checkpoint_every, "as for train (the coordinator)");
+  node->add_option("--resume", node_options.resume_dir,
+                   "continue the cluster run saved in this checkpoint directory: give every member the same one "
+                   "(each loads its shards and dense replicas from it; the coordinator checks)")
+      ->check(CLI::ExistingDirectory);
 
   auto run_data = AddDataCommands(app);
   auto run_plan = AddPlanCommand(app);
@@ -179,7 +188,7 @@ int main(int argc, char** argv) {
   if (node->parsed()) {
     // RunMember leaves its actor system running (runtime.hpp): end here,
     // without the static destructors its threads could still touch.
-    const int code = Node(config_path, member, role, rank, log_level);
+    const int code = Node(config_path, member, role, rank, log_level, node_options);
     std::cout.flush();
     std::cerr.flush();
     spdlog::shutdown();

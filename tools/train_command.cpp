@@ -140,6 +140,7 @@ Result<std::unique_ptr<Run>> CreateRun(const config::Config& cfg, const TrainOpt
   if (options.cluster != nullptr) {
     trainer::PipelineRun::Options pipeline;
     pipeline.pause_every = pause_every;
+    pipeline.resume_dir = options.resume_dir;
     auto run = trainer::PipelineRun::CreateCoordinator(cfg, pipeline, *options.cluster);
     if (!run.ok()) return run.status();
     out << "training with the cluster's actor pipeline: every member's actors found through the supervisor, "

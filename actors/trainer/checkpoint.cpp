@@ -74,9 +74,12 @@ uint64_t ParseNumber(const std::map<std::string, std::string>& meta, const std::
 
 }  // namespace
 
-Status SaveRunCheckpoint(const RunParts& parts, const std::string& dir, const RunPosition& position,
+Status SaveRunCheckpoint(const RunParts& parts, const std::string& dir_given, const RunPosition& position,
                          const ShardWriter& write_shard) {
   std::error_code ec;
+  // Absolute: the shard files' paths go to actors that may run elsewhere.
+  const std::string dir = fs::absolute(dir_given, ec).string();
+  if (ec) return Status::IoError("cannot resolve the checkpoint directory " + dir_given + ": " + ec.message());
   fs::create_directories(dir, ec);
   if (ec) return Status::IoError("cannot create the checkpoint directory " + dir + ": " + ec.message());
   const std::string name = "batch-" + std::to_string(position.batches);

@@ -36,6 +36,18 @@ Status Ask(caf::scoped_actor& self, const caf::actor& a, const std::string& who,
   return Status::Ok();
 }
 
+// A cluster member resuming from `dir`: the checkpoint's dense state into
+// its trainer cores and the shards it hosts; the run's position. The
+// position at batch 0 when dir is empty.
+Result<RunPosition> ResumeMember(const std::string& dir, const std::vector<PlannedActor>& hosted, RunParts* parts) {
+  if (dir.empty()) return RunPosition{};
+  std::vector<bool> shards(parts->S(), false);
+  for (const PlannedActor& a : hosted) {
+    if (a.role == wire::Role::EMBEDDING && a.index < shards.size()) shards[a.index] = true;
+  }
+  return LoadRunCheckpoint(dir, parts, &shards);
+}
+
 // Gloo groups of one process need distinct key prefixes in their store.
 std::string NextGroupPrefix() {
   static std::atomic<uint64_t> runs{0};
@@ -90,9 +102,6 @@ Result<std::unique_ptr<PipelineRun>> PipelineRun::Create(const config::Config& c
 
 Result<std::unique_ptr<PipelineRun>> PipelineRun::CreateCoordinator(const config::Config& cfg, Options options,
                                                                     const ClusterSeat& seat) {
-  if (!options.resume_dir.empty()) {
-    return Status::NotSupported("resuming a cluster run is not built yet: resume with `actorrec train` on one host");
-  }
   auto parts = RunParts::Create(cfg);
   if (!parts.ok()) return parts.status();
   std::unique_ptr<PipelineRun> run(new PipelineRun());
@@ -103,10 +112,12 @@ Result<std::unique_ptr<PipelineRun>> PipelineRun::CreateCoordinator(const config
   run->supervisor_ = seat.supervisor;
   const config::Member* me = cfg.cluster.Find(seat.member);
   if (me == nullptr) return Status::InvalidArgument("cluster: no member '" + seat.member + "'");
+  auto start = ResumeMember(options.resume_dir, ActorsOf(*me), run->parts_.get());
+  if (!start.ok()) return start.status();
   run->rendezvous_ = SpawnRendezvous(*seat.sys);
   PipelineDirectory directory = ClusterDirectory(cfg, seat);
   caf::anon_send(seat.supervisor, publish_atom::value, std::string(kRendezvousName), run->rendezvous_);
-  if (Status st = run->Launch(cfg, RunPosition{}, ActorsOf(*me), std::move(directory),
+  if (Status st = run->Launch(cfg, *start, ActorsOf(*me), std::move(directory),
                               [&](const caf::actor& driver) {
                                 caf::anon_send(seat.supervisor, publish_atom::value, std::string(kDriverName), driver);
                               });
@@ -170,6 +181,22 @@ Status PipelineRun::Launch(const config::Config& cfg, const RunPosition& start, 
   // The driver watches every actor: one that stops mid-run (a crash, a
   // kill, its process lost) ends the run promptly with its name.
   for (const auto& [address, name] : actor_names_) (*driver_)->monitor(caf::actor_cast<caf::actor>(address));
+  // A member started from another checkpoint, or from none, would wait for
+  // batches that never come: name it now.
+  std::vector<caf::actor> starting = trainer_actors_;
+  starting.insert(starting.end(), shard_actors_.begin(), shard_actors_.end());
+  for (const caf::actor& actor : cluster_ ? starting : std::vector<caf::actor>{}) {
+    const std::string& name = actor_names_[actor.address()];
+    int64_t first = 0;
+    Status st = Ask(*driver_, actor, name + " did not say where it starts", [&](int64_t b) { first = b; },
+                    position_atom::value);
+    if (!st.ok()) return st;
+    if (first != first_batch_) {
+      return Status::InvalidArgument(name + " starts at batch " + std::to_string(first) + ", the coordinator at batch " +
+                                     std::to_string(first_batch_) +
+                                     ": start every member with the same --resume DIR (or none)");
+    }
+  }
   started_at_ = std::chrono::steady_clock::now();
   (*driver_)->send(oracle_, trainer_actors_, sampler_);  // starts the run
   return Status::Ok();
@@ -545,18 +572,23 @@ Result<PipelineRun::PlanReport> PipelineRun::OracleStats() {
   return report;
 }
 
-Result<std::unique_ptr<MemberPipeline>> MemberPipeline::Start(const config::Config& cfg, const ClusterSeat& seat) {
+Result<std::unique_ptr<MemberPipeline>> MemberPipeline::Start(const config::Config& cfg, const ClusterSeat& seat,
+                                                              const std::string& resume_dir) {
   auto parts = RunParts::Create(cfg);
   if (!parts.ok()) return parts.status();
   std::unique_ptr<MemberPipeline> member(new MemberPipeline());
   member->parts_ = std::move(parts).value();
-  auto planner = PlannerOptionsOf(cfg, member->parts_->table_rows, 0);
+  const std::vector<PlannedActor> hosted = ActorsOf(*cfg.cluster.Find(seat.member));
+  auto start = ResumeMember(resume_dir, hosted, member->parts_.get());
+  if (!start.ok()) return start.status();
+  auto planner = PlannerOptionsOf(cfg, member->parts_->table_rows, start->batches);
   if (!planner.ok()) return planner.status();
   PipelineHost::Args args;
   args.parts = member->parts_.get();
   args.planner = *planner;
   args.cache_slots = CacheSlotsOf(cfg, member->parts_->table_rows);
-  args.hosted = ActorsOf(*cfg.cluster.Find(seat.member));
+  args.start = *start;
+  args.hosted = hosted;
   auto host = PipelineHost::Start(*seat.sys, std::move(args), ClusterDirectory(cfg, seat));
   if (!host.ok()) return host.status();
   member->host_ = std::move(host).value();

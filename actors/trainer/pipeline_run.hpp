@@ -187,10 +187,14 @@ class PipelineRun {
 
 // A cluster member other than the coordinator: builds the run's parts and
 // hosts the member's actors (PipelineHost over ClusterDirectory) until
-// destroyed; the coordinator's PipelineRun drives them.
+// destroyed; the coordinator's PipelineRun drives them. With resume_dir the
+// member starts where that checkpoint ends, its shards and dense replicas
+// loaded from it (every member must be given the same directory: the
+// coordinator checks).
 class MemberPipeline {
  public:
-  static Result<std::unique_ptr<MemberPipeline>> Start(const config::Config& cfg, const ClusterSeat& seat);
+  static Result<std::unique_ptr<MemberPipeline>> Start(const config::Config& cfg, const ClusterSeat& seat,
+                                                       const std::string& resume_dir = "");
   ~MemberPipeline();
 
  private:

@@ -266,3 +266,69 @@ TEST_CASE("a run split across processes (sampler + oracle, 2 shards, 2 and 4 tra
   // other processes: the same AUC, log-loss and accuracy, bit for bit.
   CHECK(EvalsIn(ReadBytes(split_dir + "/metrics.jsonl")) == expected_evals);
 }
+
+TEST_CASE("a cluster run checkpoints and resumes where it stopped, equal to the run that never stopped", "[cluster]") {
+  TempDir dir;
+  const std::string mode = "lrpp_delayed";
+  const std::string single_dir = dir.File("single");
+  WriteBytes(dir.File("single.toml"),
+             SplitRun(single_dir, Member("one", 0, "\"all\"", "trainers = 2\nembedding_shards = 2\n"), mode));
+  ChildProcess single({ActorrecBinary(), "train", "--config", dir.File("single.toml")}, dir.File("single.log"));
+  INFO("log of the one-process run:\n" << single.Log());
+  REQUIRE(single.WaitExit(120s) == 0);
+  const std::string expected = DigestIn(ReadBytes(single_dir + "/metrics.jsonl"));
+  REQUIRE(expected.size() == 16);
+
+  // Every member on the same command line; the shards (on e) write their
+  // files into the directory the coordinator names.
+  const std::vector<std::string> names = {"a", "e", "t0"};
+  const std::string members = Member("a", FreePort(), "\"sampler\", \"oracle\"") +
+                              Member("e", FreePort(), "\"embedding\"", "embedding_shards = 2\n") +
+                              Member("t0", FreePort(), "\"trainer\"", "trainers = 2\n");
+  auto run = [&](const std::string& name, const std::vector<std::vector<std::string>>& flags) {
+    WriteBytes(dir.File(name + ".toml"), SplitRun(dir.File(name), members, mode));
+    std::vector<std::unique_ptr<ChildProcess>> procs;
+    for (size_t i = 0; i < names.size(); ++i) {
+      std::vector<std::string> argv = {ActorrecBinary(), "node", "--config", dir.File(name + ".toml"), "--member",
+                                       names[i]};
+      argv.insert(argv.end(), flags[i].begin(), flags[i].end());
+      procs.push_back(std::make_unique<ChildProcess>(argv, dir.File(name + "-" + names[i] + ".log")));
+    }
+    return procs;
+  };
+  const std::string ck = dir.File("ck");
+  const std::vector<std::string> save = {"--checkpoint-dir", ck, "--checkpoint-every", "5"};
+  {
+    auto procs = run("first", {save, save, save});
+    for (size_t i = 0; i < procs.size(); ++i) {
+      INFO("log of " << names[i] << ":\n" << procs[i]->Log());
+      REQUIRE(procs[i]->WaitExit(120s) == 0);
+    }
+    CHECK(DigestIn(ReadBytes(dir.File("first") + "/metrics.jsonl")) == expected);  // checkpoints change nothing
+  }
+  // Batches 5, 10 and 12 were saved, the two newest kept: as if the run had
+  // been lost after its checkpoint at batch 10.
+  REQUIRE(ReadBytes(ck + "/LATEST") == "batch-12\n");
+  WriteBytes(ck + "/LATEST", "batch-10\n");
+
+  const std::vector<std::string> resume = {"--resume", ck};
+  {
+    auto procs = run("resumed", {resume, resume, resume});
+    for (size_t i = 0; i < procs.size(); ++i) {
+      INFO("log of " << names[i] << ":\n" << procs[i]->Log());
+      REQUIRE(procs[i]->WaitExit(120s) == 0);
+    }
+    INFO("log of a:\n" << procs[0]->Log());
+    CHECK_THAT(procs[0]->Log(), Catch::Contains("resumed from " + ck + " after batch 10"));
+    CHECK(DigestIn(ReadBytes(dir.File("resumed") + "/metrics.jsonl")) == expected);
+  }
+  {
+    // A member started without --resume is named, and nothing trains.
+    auto procs = run("mixed", {resume, resume, {}});
+    const auto code = procs[0]->WaitExit(120s);
+    INFO("log of a:\n" << procs[0]->Log());
+    CHECK(code != 0);
+    CHECK_THAT(procs[0]->Log(), Catch::Contains("trainer[0] starts at batch 0, the coordinator at batch 10"));
+    for (size_t i = 1; i < procs.size(); ++i) CHECK(procs[i]->WaitExit(60s).has_value());
+  }
+}
