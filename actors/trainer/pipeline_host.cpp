@@ -127,12 +127,12 @@ Status PipelineHost::Spawn(caf::actor_system& sys, const PlannedActor& planned) 
       gloo.address = directory_.gloo_address;
       gloo.prefix = directory_.gloo_prefix;
       gloo.store = directory_.gloo_store;
-      if (!gloo.store && W > 1) {
+      if (!gloo.store && !directory_.shared_memory && W > 1) {
         auto rendezvous = directory_.lookup({kRendezvousName});
         if (!rendezvous.ok()) return rendezvous.status();
         gloo.store = MakeActorStore(sys, (*rendezvous)[0], gloo.timeout);
       }
-      actor = SpawnSyncScheduler(sys, {gloo, driver_});
+      actor = SpawnSyncScheduler(sys, {gloo, directory_.shared_memory, driver_});
       break;
     }
     case wire::Role::ORACLE: {

@@ -29,6 +29,7 @@
 #include "actors/trainer/run_parts.hpp"
 #include "actors/trainer/trainer_actor.hpp"
 #include "gpu/gloo_collective.hpp"
+#include "gpu/shared_memory_collective.hpp"
 
 namespace actorrec::trainer {
 
@@ -46,6 +47,10 @@ struct PipelineDirectory {
   // In-process runs share one Gloo store; null: the cluster's rendezvous.
   std::shared_ptr<gloo::rendezvous::Store> gloo_store;
   std::string gloo_prefix;  // the same in every process of a run
+  // Set when every trainer rank is a thread of this process: the sync
+  // schedulers sum through memory (gpu/shared_memory_collective.hpp), not
+  // Gloo; the same sums, bit for bit.
+  std::shared_ptr<gpu::SharedMemoryGroup> shared_memory;
 };
 
 // Where a process of a cluster sits: its actor system (with the middleman),

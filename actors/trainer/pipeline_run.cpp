@@ -92,6 +92,9 @@ Result<std::unique_ptr<PipelineRun>> PipelineRun::Create(const config::Config& c
   directory.publish = [local](const PlannedActor& planned, const caf::actor& actor) { (*local)[planned.name] = actor; };
   directory.gloo_store = gpu::MakeInProcessStore();
   directory.gloo_prefix = NextGroupPrefix();
+  if (!options.gloo_in_process) {
+    directory.shared_memory = std::make_shared<gpu::SharedMemoryGroup>(run->parts_->W(), gpu::GlooOptions{}.timeout);
+  }
   if (Status st = run->Launch(cfg, start, ActorsOf(cfg.cluster), std::move(directory),
                               [&](const caf::actor& driver) { (*local)[kDriverName] = driver; });
       !st.ok()) {

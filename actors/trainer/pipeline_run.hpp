@@ -55,6 +55,10 @@ class PipelineRun {
     double stall_seconds = 300;
     // A checkpoint directory to resume from (checkpoint.hpp); empty: a fresh run.
     std::string resume_dir;
+    // The trainers of a one-process run sum through shared memory; true
+    // makes them use Gloo over loopback TCP, as ranks in other processes do
+    // (the same sums: tests compare the two).
+    bool gloo_in_process = false;
   };
 
   // Whatever RunParts::Create refuses, and the training keys the oracle's

@@ -29,7 +29,8 @@ caf::behavior Scheduler(Self self, SyncSchedulerArgs args) {
   st.args = std::move(args);
   self->set_default_handler(ReportUnexpected);
   // Blocks until every rank's scheduler has arrived (or the timeout).
-  auto connected = gpu::ConnectGloo(st.args.gloo);
+  auto connected = st.args.shared_memory ? gpu::ConnectSharedMemory(st.args.shared_memory, st.args.gloo.rank)
+                                         : gpu::ConnectGloo(st.args.gloo);
   if (!connected.ok()) {
     st.broken = true;
     self->send(st.args.driver, error_atom::value,

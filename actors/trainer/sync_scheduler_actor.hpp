@@ -11,8 +11,8 @@
 // critical of b, delayed of b, dense + critical of b+1, …: so delayed sync
 // of b runs while b+1 computes and always ends before the critical sync of
 // b+1 starts (never competing with it), and every trainer issues the same
-// collectives in the same order, which Gloo requires. Detached: a collective
-// blocks its thread.
+// collectives in the same order, which Gloo (and the shared-memory group)
+// requires. Detached: a collective blocks its thread.
 #pragma once
 
 #include <caf/actor.hpp>
@@ -20,6 +20,7 @@
 #include <memory>
 
 #include "gpu/gloo_collective.hpp"
+#include "gpu/shared_memory_collective.hpp"
 
 namespace actorrec::trainer {
 
@@ -27,7 +28,10 @@ enum class SyncKind : uint8_t { kCritical = 0, kDelayed = 1 };
 
 struct SyncSchedulerArgs {
   gpu::GlooOptions gloo;  // rank, size, store, prefix
-  caf::actor driver;      // error_atom when the collective breaks
+  // Set when every rank is a thread of this process: sums through memory
+  // instead of Gloo (gloo.rank is the rank).
+  std::shared_ptr<gpu::SharedMemoryGroup> shared_memory;
+  caf::actor driver;  // error_atom when the collective breaks
 };
 
 caf::actor SpawnSyncScheduler(caf::actor_system& sys, SyncSchedulerArgs args);
