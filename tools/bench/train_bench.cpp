@@ -6,8 +6,9 @@
 //
 // Usage: train_bench [batches, default 24] [row_scale, default 0.05] [trainers, default 2]
 //
-// It then runs lrpp_delayed, ideal and no_cache on the same data and prints
-// samples/s, the phase breakdown and the rows moved per batch. The first two
+// It then runs every mode on the actor pipeline (and lrpp_delayed on the
+// lockstep driver) on the same data and prints samples/s, the phase
+// breakdown and the rows moved per batch. The first two
 // batches of each run are not timed (allocation, cold caches).
 #include <chrono>
 #include <cstdio>
@@ -159,8 +160,10 @@ int main(int argc, char** argv) {
     const char* mode;
     bool actors;
   };
-  for (const Row row : {Row{"ideal", false}, Row{"lrpp_delayed", false}, Row{"lrpp_delayed", true},
-                        Row{"replicated", true}, Row{"no_cache", false}}) {
+  // Every mode on the actor pipeline, ideal first (the ratios' base), and
+  // the lockstep driver on the default mode for comparison.
+  for (const Row row : {Row{"ideal", true}, Row{"no_cache", true}, Row{"static_hot", true}, Row{"replicated", true},
+                        Row{"lrpp", true}, Row{"lrpp_delayed", true}, Row{"lrpp_delayed", false}}) {
     const char* mode = row.mode;
     ModeResult r = row.actors ? RunMode<trainer::PipelineRun>(mode, batches, row_scale, trainers)
                               : RunMode<trainer::LockstepRun>(mode, batches, row_scale, trainers);
