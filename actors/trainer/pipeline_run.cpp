@@ -24,16 +24,27 @@ namespace {
 // How long a cluster process waits for its actors to end at the stop.
 constexpr std::chrono::milliseconds kMemberStopWait{2000};
 
+// How long the driver waits for an actor's answer: a minute, and for a
+// checkpoint's rows and files (gigabytes at full scale) an hour.
+constexpr std::chrono::seconds kAnswerWait{60};
+constexpr std::chrono::seconds kCheckpointWait{3600};
+
 // Sends (args...) to `a` as a request and hands the answer to on_answer;
-// Unavailable naming `who` when an error or nothing comes back in time.
+// Unavailable naming `who` when an error or nothing comes back within `wait`.
 template <class OnAnswer, class... Args>
-Status Ask(caf::scoped_actor& self, const caf::actor& a, const std::string& who, OnAnswer on_answer,
-           Args&&... args) {
+Status AskWithin(std::chrono::seconds wait, caf::scoped_actor& self, const caf::actor& a, const std::string& who,
+                 OnAnswer on_answer, Args&&... args) {
   std::string failed;
-  self->request(a, std::chrono::seconds(60), std::forward<Args>(args)...)
+  self->request(a, wait, std::forward<Args>(args)...)
       .receive(on_answer, [&](caf::error& e) { failed = self->system().render(e); });
   if (!failed.empty()) return Status::Unavailable(who + ": " + failed);
   return Status::Ok();
+}
+
+template <class OnAnswer, class... Args>
+Status Ask(caf::scoped_actor& self, const caf::actor& a, const std::string& who, OnAnswer on_answer,
+           Args&&... args) {
+  return AskWithin(kAnswerWait, self, a, who, on_answer, std::forward<Args>(args)...);
 }
 
 // A cluster member resuming from `dir`: the checkpoint's dense state into
@@ -491,9 +502,9 @@ Status PipelineRun::FlushCaches() {
       std::copy(values[s].begin(), values[s].end(), out);
     });
     const std::string who = "embedding_shard[" + std::to_string(s) + "]";
-    Status st = Ask(
-        *driver_, shard_actors_[s], who + " did not store the cached rows", [](ok_atom) {}, store_atom::value,
-        std::move(frame));
+    Status st = AskWithin(
+        kCheckpointWait, *driver_, shard_actors_[s], who + " did not store the cached rows", [](ok_atom) {},
+        store_atom::value, std::move(frame));
     if (!st.ok()) return st;
   }
   return Status::Ok();
@@ -512,8 +523,8 @@ Status PipelineRun::SaveCheckpoint(const std::string& dir) {
   return SaveRunCheckpoint(*parts_, dir, {static_cast<uint64_t>(next_report_), next_data_},
                            [&](uint32_t s, const std::string& path, int64_t batch) {
                              const std::string who = "embedding_shard[" + std::to_string(s) + "]";
-                             return Ask(
-                                 *driver_, shard_actors_[s], who + " did not write " + path +
+                             return AskWithin(
+                                 kCheckpointWait, *driver_, shard_actors_[s], who + " did not write " + path +
                                      (cluster_ ? " (is the checkpoint directory on a filesystem every member sees?)"
                                                : ""),
                                  [](ok_atom) {}, checkpoint_atom::value, path, batch);

@@ -263,7 +263,7 @@ def main():
     ap.add_argument("--links", default="1gbit,10gbit")
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--batch", type=int, default=16384, help="global batch (samples)")
-    ap.add_argument("--batches", type=int, default=14, help="iterations per run")
+    ap.add_argument("--batches", type=int, default=24, help="iterations per run")
     ap.add_argument("--warmup", type=int, default=4, help="iterations left out of the means")
     ap.add_argument("--row-scale", type=float, default=0.1, help="dataset.row_scale of the Criteo Kaggle tables")
     ap.add_argument("--cache-rows", type=int, default=1 << 20, help="training.cache_rows per trainer")
