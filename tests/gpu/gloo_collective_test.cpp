@@ -19,44 +19,14 @@
 
 #include "data/gen/random.hpp"
 #include "gpu/gloo_collective.hpp"
+#include "tests/gpu/rank_threads.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace actorrec::gpu {
 namespace {
 
-std::string UniquePrefix() {
-  static std::atomic<int> counter{0};
-  return "gloo-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-}
-
-// Connects `w` ranks (threads) and runs body(rank, collective) on each; a
-// rank that fails to connect records its status instead.
-std::vector<Status> RunGroup(uint32_t w, size_t chunk, const std::function<void(uint32_t, Collective&)>& body,
-                             std::shared_ptr<gloo::rendezvous::Store> store = nullptr) {
-  if (!store) store = MakeInProcessStore();
-  const std::string prefix = UniquePrefix();
-  std::vector<Status> connect(w);
-  std::vector<std::thread> threads;
-  for (uint32_t r = 0; r < w; ++r) {
-    threads.emplace_back([&, r] {
-      GlooOptions o;
-      o.rank = r;
-      o.size = w;
-      o.store = store;
-      o.prefix = prefix;
-      o.timeout = std::chrono::milliseconds(10000);
-      o.chunk_floats = chunk;
-      auto c = ConnectGloo(o);
-      if (!c.ok()) {
-        connect[r] = c.status();
-        return;
-      }
-      body(r, **c);
-    });
-  }
-  for (auto& t : threads) t.join();
-  return connect;
-}
+using testing::RunGlooGroup;
+using testing::UniquePrefix;
 
 // Values spread over many binades so that the order of additions shows in
 // the low bits.
@@ -90,7 +60,7 @@ TEST_CASE("AllReduceRankOrder equals the sequential rank-order sum bitwise on ev
   // results[rank][call]
   std::vector<std::vector<std::vector<float>>> results(w, std::vector<std::vector<float>>(calls));
   std::vector<std::vector<Status>> statuses(w, std::vector<Status>(calls));
-  auto connect = RunGroup(w, chunk, [&](uint32_t r, Collective& c) {
+  auto connect = RunGlooGroup(w, chunk, [&](uint32_t r, Collective& c) {
     for (int call = 0; call < calls; ++call) {
       std::vector<float> x = input(r, call, sizes[call]);
       statuses[r][call] = c.AllReduceRankOrder(x.data(), x.size());
@@ -135,7 +105,7 @@ TEST_CASE("AllReduceRankOrder pipelines inputs of many default-size chunks", "[g
     for (float& v : x) v = SpreadValue(rng);
     return x;
   };
-  auto connect = RunGroup(w, kDefaultChunkFloats, [&](uint32_t r, Collective& c) {
+  auto connect = RunGlooGroup(w, kDefaultChunkFloats, [&](uint32_t r, Collective& c) {
     results[r] = input(r);
     statuses[r] = c.AllReduceRankOrder(results[r].data(), n);
   });
@@ -163,7 +133,7 @@ TEST_CASE("Broadcast gives every rank the root's data", "[gpu]") {
     for (float& v : x) v = SpreadValue(rng);
     return x;
   };
-  auto connect = RunGroup(w, 5, [&](uint32_t r, Collective& c) {
+  auto connect = RunGlooGroup(w, 5, [&](uint32_t r, Collective& c) {
     results[r].resize(w);
     for (uint32_t root = 0; root < w; ++root) {
       for (size_t n : sizes) {
@@ -190,7 +160,7 @@ TEST_CASE("Barrier returns on every rank only after all ranks entered it", "[gpu
   std::atomic<int> entered{0};
   std::vector<std::vector<int>> seen(w);  // how many had entered when each rank left round k
   std::vector<Status> statuses(w);
-  auto connect = RunGroup(w, 5, [&](uint32_t r, Collective& c) {
+  auto connect = RunGlooGroup(w, 5, [&](uint32_t r, Collective& c) {
     for (int k = 0; k < rounds && statuses[r].ok(); ++k) {
       entered.fetch_add(1);
       statuses[r] = c.Barrier();
@@ -213,7 +183,7 @@ TEST_CASE("A file store directory connects the ranks too", "[gpu]") {
   REQUIRE(store.ok());
   std::vector<std::vector<float>> results(2);
   std::vector<Status> statuses(2);
-  auto connect = RunGroup(
+  auto connect = RunGlooGroup(
       2, 5,
       [&](uint32_t r, Collective& c) {
         results[r] = {1.0f + r, 2.0f, 1e-8f};

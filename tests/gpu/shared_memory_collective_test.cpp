@@ -17,6 +17,7 @@
 #include "data/gen/random.hpp"
 #include "gpu/gloo_collective.hpp"
 #include "gpu/shared_memory_collective.hpp"
+#include "tests/gpu/rank_threads.hpp"
 
 namespace actorrec::gpu {
 namespace {
@@ -66,27 +67,14 @@ TEST_CASE("the shared-memory all-reduce equals the sequential rank-order sum and
       shared[r].push_back(std::move(x));
     }
   });
-  auto store = MakeInProcessStore();
-  const std::string prefix = "shm-vs-gloo-" + std::to_string(w) + "-" + std::to_string(seed);
-  std::vector<std::thread> threads;
-  for (uint32_t r = 0; r < w; ++r) {
-    threads.emplace_back([&, r] {
-      GlooOptions o;
-      o.rank = r;
-      o.size = w;
-      o.store = store;
-      o.prefix = prefix;
-      o.chunk_floats = 1000;
-      auto c = ConnectGloo(o);
-      if (!c.ok()) return;
-      for (size_t n : kSizes) {
-        std::vector<float> x = Inputs(seed + n, r, n);
-        if (!(*c)->AllReduceRankOrder(x.data(), n).ok()) x.assign(1, NAN);
-        gloo[r].push_back(std::move(x));
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
+  const auto connected = testing::RunGlooGroup(w, 1000, [&](uint32_t r, Collective& c) {
+    for (size_t n : kSizes) {
+      std::vector<float> x = Inputs(seed + n, r, n);
+      if (!c.AllReduceRankOrder(x.data(), n).ok()) x.assign(1, NAN);
+      gloo[r].push_back(std::move(x));
+    }
+  });
+  for (const Status& s : connected) REQUIRE(s.ok());
   for (size_t call = 0; call < kSizes.size(); ++call) {
     const size_t n = kSizes[call];
     std::vector<float> expected = Inputs(seed + n, 0, n);
