@@ -73,16 +73,15 @@ int RunPlan(const PlanFlags& flags) {
   dump.trainer = flags.trainer;
   dump.bytes_per_row = uint64_t{row_optimizer.row_floats()} * sizeof(float);
 
-  const bool oracle_mode = cfg.training.mode == config::Mode::kLrppDelayed ||
-                           cfg.training.mode == config::Mode::kLrpp || cfg.training.mode == config::Mode::kReplicated;
+  if (trainer::IsDirectMode(cfg.training.mode)) {
+    auto direct = trainer::DirectOptionsOf(cfg, options.table_rows, 0);
+    if (!direct.ok()) return Fail(kExitUsage, direct.status().message());
+    dump.direct = std::move(direct).value();
+  }
   std::cerr << "actorrec plan: config " << cfg.path << ": " << options.trainers << " trainer(s), "
             << options.table_rows.size() << " tables, batch " << cfg.training.batch_size << ", training.cache_rows "
             << cfg.training.cache_rows << " slots per trainer, mode " << config::ModeName(cfg.training.mode)
             << (options.private_rows ? "" : " (no private rows)") << "\n";
-  if (!oracle_mode) {
-    std::cerr << "actorrec plan: mode " << config::ModeName(cfg.training.mode)
-              << " runs without the oracle; these are the plans lrpp_delayed would follow\n";
-  }
 
   BatchSequence::Options seq;
   seq.batch_size = static_cast<uint32_t>(cfg.training.batch_size);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "actors/oracle/planner.hpp"
+
 namespace actorrec::oracle {
 namespace {
 
@@ -230,6 +232,11 @@ Status DirectPlanner::PlanNext(BatchPlan* plan) {
   pending_.pop_front();
   ++planned_;
   return Status::Ok();
+}
+
+std::unique_ptr<PlanMaker> MakePlanMaker(const PlannerOptions& options, const DirectOptions* direct) {
+  if (direct) return std::make_unique<DirectPlanner>(*direct);
+  return std::make_unique<Planner>(options);
 }
 
 }  // namespace actorrec::oracle

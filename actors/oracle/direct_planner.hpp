@@ -76,6 +76,7 @@ class DirectPlanner final : public PlanMaker {
   Status PlanNext(BatchPlan* plan) override;
   bool Done() const override { return finished_ && pending_.empty(); }
   uint64_t next_batch() const override { return options_.first_batch + planned_; }
+  uint32_t lookahead() const override { return 0; }
   const std::string& lookahead_report() const override { return options_.report; }
   BatchRows RecycledRows() override { return std::move(spare_); }
 

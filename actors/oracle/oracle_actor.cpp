@@ -116,11 +116,7 @@ void OnEnd(Self self) {
 caf::behavior Oracle(Self self, OracleActorArgs args) {
   auto& st = self->state;
   st.args = std::move(args);
-  if (st.args.direct) {
-    st.planner = std::make_unique<DirectPlanner>(*st.args.direct);
-  } else {
-    st.planner = std::make_unique<Planner>(st.args.options);
-  }
+  st.planner = MakePlanMaker(st.args.options, st.args.direct ? &*st.args.direct : nullptr);
   st.builder = std::make_unique<BatchRowsBuilder>(st.args.options.table_rows);
   st.stats = PlanStats(st.args.row_bytes);
   st.settled.assign(st.args.options.trainers, static_cast<int64_t>(st.args.options.first_batch));

@@ -1,6 +1,7 @@
-// The plan dump: source -> BatchRowsBuilder -> Planner -> JSON lines.
+// The plan dump: source -> BatchRowsBuilder -> Planner (or DirectPlanner) -> JSON lines.
 #include "actors/oracle/plan_dump.hpp"
 
+#include <memory>
 #include <string>
 
 #include "actors/oracle/batch_rows.hpp"
@@ -19,7 +20,11 @@ Status DumpPlans(const PlannerOptions& options, const BatchSource& source, const
                                    std::to_string(options.trainers) + " trainer(s), 0 … " +
                                    std::to_string(options.trainers - 1));
   }
-  Planner planner(options);
+  if (dump.direct) {
+    if (Status s = Validate(*dump.direct); !s.ok()) return s;
+  }
+  std::unique_ptr<PlanMaker> maker = MakePlanMaker(options, dump.direct ? &*dump.direct : nullptr);
+  PlanMaker& planner = *maker;
   BatchRowsBuilder builder(options.table_rows);
   data::SampleBlock batch;
   BatchPlan plan;

@@ -8,6 +8,7 @@
 #include <ostream>
 #include <string>
 
+#include "actors/oracle/direct_planner.hpp"
 #include "actors/oracle/plan_stats.hpp"
 #include "actors/oracle/planner_options.hpp"
 #include "base/status.hpp"
@@ -23,6 +24,10 @@ struct DumpOptions {
   uint64_t batches = 0;                 // plan this many batches (fewer when the data ends first)
   std::optional<uint32_t> trainer;      // write only this trainer's lines; all when empty
   uint64_t bytes_per_row = 0;           // for the byte figures of the stats
+  // Set for the modes without lookahead (ideal, static_hot, no_cache): their
+  // plans come from a DirectPlanner, as in the oracle actor; the
+  // PlannerOptions still give the trainers.
+  std::optional<DirectOptions> direct;
 };
 
 // What a dump did, filled as far as it got, also when it fails.

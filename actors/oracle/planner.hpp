@@ -85,7 +85,7 @@ class Planner final : public PlanMaker {
   bool Done() const override;
 
   // L, or 0 while an automatic L waits for its probe batches.
-  uint32_t lookahead() const { return core_ ? core_->lookahead() : 0; }
+  uint32_t lookahead() const override { return core_ ? core_->lookahead() : 0; }
   // How L was chosen, for the log: "lookahead 12 (given)" or the probe's
   // result with its peak occupancies.
   const std::string& lookahead_report() const override { return report_; }

@@ -157,6 +157,32 @@ TEST_CASE("plan writes one parsable JSON line per batch and trainer, and reports
   for (size_t b = 0; b < t1.size(); ++b) REQUIRE(t1[b] == lines[2 * b + 1]);
 }
 
+TEST_CASE("plan writes the direct modes' plans as the oracle actor makes them", "[cli][plan]") {
+  TempDir dir;
+  const std::string mode = GENERATE(std::string("no_cache"), std::string("static_hot"), std::string("ideal"));
+  CAPTURE(mode);
+  auto r = Actorrec(dir, {"plan", "--config", Config(dir, 4096, mode), "--batches", "5", "--out", dir.File("p.jsonl")});
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  REQUIRE_THAT(r.output, Catch::Contains("actorrec plan: " + mode + ": "));  // the planner's own report
+  const std::vector<std::string> lines = Lines(dir.File("p.jsonl"));
+  REQUIRE(lines.size() == 10);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    CAPTURE(i, lines[i].substr(0, 200));
+    LineParser p(lines[i]);
+    REQUIRE(p.Parse());
+    REQUIRE(p.keys == kKeys);
+    const long long b = static_cast<long long>(i / 2);
+    // ideal writes nothing back before the end, so its fetches never wait;
+    // the others fetch each batch after the previous one's write-backs.
+    const std::string window = mode == "ideal"
+                                   ? "\"lookahead\":" + std::to_string(b) + ",\"barrier\":-1,"
+                                   : "\"lookahead\":0,\"barrier\":" + std::to_string(b - 1) + ",";
+    CHECK_THAT(lines[i], Catch::Contains(window));
+    CHECK_THAT(lines[i], Catch::Contains("\"delayed\":[]"));
+  }
+}
+
 TEST_CASE("plan with a cache too small names the capacity needed and training.cache_rows", "[cli][plan]") {
   TempDir dir;
   auto r = Actorrec(dir, {"plan", "--config", Config(dir, 40, "lrpp_delayed"), "--out", dir.File("p.jsonl")});
