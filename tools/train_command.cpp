@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <pthread.h>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -230,6 +231,19 @@ std::string EvalJson(uint64_t batches, const trainer::EvalReport& e) {
 
 int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ostream& out, std::ostream& err) {
   const auto started = Clock::now();
+  // The stop signals first: one that comes while the run is being created
+  // (in a cluster, while every member's actors are looked up) stops it
+  // cleanly too, instead of killing the process with the members not told.
+  // `actorrec node` keeps them blocked until here, so one that came before
+  // is delivered now, to this handler.
+  g_stop_signal = 0;
+  std::signal(SIGINT, OnStopSignal);
+  std::signal(SIGTERM, OnStopSignal);
+  sigset_t stops;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  pthread_sigmask(SIG_UNBLOCK, &stops, nullptr);
   auto created = CreateRun(cfg, options, out);
   if (!created.ok()) {
     err << "actorrec train: " << created.status().message() << "\n";
@@ -251,10 +265,6 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
     return kExitUsage;
   }
   metrics << std::setprecision(9);
-
-  g_stop_signal = 0;
-  std::signal(SIGINT, OnStopSignal);
-  std::signal(SIGTERM, OnStopSignal);
 
   const uint64_t first = run.first_batch();
   const uint64_t whole = PlannedBatches(cfg);

@@ -335,7 +335,8 @@ int RunMember(const config::Config& cfg, const std::string& member, const Member
                                                                    std::to_string(code) + "); see its log"));
         }
       };
-      pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);
+      // The drive unblocks SIGINT/SIGTERM once its handlers are in place
+      // (a signal pending since the admission is delivered to them then).
       drive_code = work.drive(sys, supervisor, end_run);
       pthread_sigmask(SIG_BLOCK, &signals, nullptr);
       end_run(drive_code, 0);

@@ -55,9 +55,10 @@ class InProcessControl {
 
 // What a member process does once its node is admitted (`actorrec node`).
 struct MemberWork {
-  // On the coordinator: drives the run on the calling thread (where SIGINT
-  // and SIGTERM are delivered, as in `actorrec train`) and returns its exit
-  // code. It calls end_run(code, signal) before its own actors stop, which
+  // On the coordinator: drives the run on the calling thread and returns its
+  // exit code. SIGINT and SIGTERM are blocked when it is called: it installs
+  // its handlers and then unblocks them on this thread (as `actorrec train`
+  // does), so a signal that came in between is not lost. It calls end_run(code, signal) before its own actors stop, which
   // ends the cluster's control plane (see RunMember); if it does not, that
   // happens after it returns.
   using EndRun = std::function<void(int code, int signal)>;
