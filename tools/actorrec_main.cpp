@@ -64,7 +64,7 @@ int Train(const std::string& config_path, const std::string& log_level, const Tr
             << "backend: " << gpu::DescribeBackend(gpu::ProbeDevices()) << "\n";
   // The actor pipeline (actors/trainer/pipeline_run.hpp) starts the control
   // plane with it: its own actors register with the supervisor. The
-  // lockstep driver, for the modes without an oracle, has no role actors.
+  // lockstep driver (--lockstep) has no role actors.
   return TrainConfig(cfg, options, std::cout, std::cerr);
 }
 
@@ -123,8 +123,8 @@ int main(int argc, char** argv) {
   train->add_option("--config,-c", config_path, "TOML config file (see configs/)")->check(CLI::ExistingFile);
   TrainOptions train_options;
   train->add_flag("--lockstep", train_options.lockstep,
-                  "run the planned modes (lrpp_delayed, lrpp, replicated) batch by batch from one thread instead of "
-                  "the actor pipeline: the reference the pipeline equals bit for bit, without overlap");
+                  "run batch by batch from one thread instead of the actor pipeline: the reference the pipeline "
+                  "equals bit for bit, without overlap");
   train->add_option("--checkpoint-dir", train_options.checkpoint_dir,
                     "save checkpoints here (dense state in safetensors, shards in the checksummed shard format; "
                     "docs/checkpoint_format.md): at the end, and every --checkpoint-every batches");

@@ -74,8 +74,7 @@ struct Totals {
 };
 
 // What TrainConfig needs of a run, over the two drivers: the actor pipeline
-// (planned modes) and the lockstep driver (the modes without an oracle, and
-// --lockstep).
+// (every mode) and the lockstep driver (--lockstep).
 class Run {
  public:
   virtual ~Run() = default;

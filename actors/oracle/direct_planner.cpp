@@ -1,6 +1,7 @@
 #include "actors/oracle/direct_planner.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include "actors/oracle/planner.hpp"
 
@@ -11,11 +12,7 @@ uint64_t Key(uint32_t t, data::RowId r) { return uint64_t{t} << 32 | r; }
 
 uint64_t ResidentCount(const DirectOptions& o) {
   switch (o.resident) {
-    case DirectOptions::Resident::kAll: {
-      uint64_t total = 0;
-      for (uint64_t rows : o.table_rows) total += rows;
-      return total;
-    }
+    case DirectOptions::Resident::kAll: return TotalRows(o.table_rows);
     case DirectOptions::Resident::kListed: return o.listed.size();
     case DirectOptions::Resident::kNone: return 0;
   }
@@ -23,6 +20,10 @@ uint64_t ResidentCount(const DirectOptions& o) {
 }
 
 }  // namespace
+
+uint64_t TotalRows(const std::vector<uint64_t>& table_rows) {
+  return std::accumulate(table_rows.begin(), table_rows.end(), uint64_t{0});
+}
 
 uint64_t DirectOptions::slots() const { return ResidentCount(*this) + staging; }
 

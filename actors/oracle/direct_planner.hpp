@@ -58,6 +58,9 @@ struct DirectOptions {
   uint64_t slots() const;
 };
 
+// Rows of all tables together (ideal's resident rows).
+uint64_t TotalRows(const std::vector<uint64_t>& table_rows);
+
 // InvalidArgument naming the problem: no trainers, a listed row out of
 // range or twice, more than 2^32 slots.
 Status Validate(const DirectOptions& options);

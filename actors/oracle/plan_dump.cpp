@@ -12,7 +12,7 @@ namespace actorrec::oracle {
 
 Status DumpPlans(const PlannerOptions& options, const BatchSource& source, const DumpOptions& dump,
                  std::ostream* out, DumpReport* report) {
-  *report = DumpReport{};
+  *report = DumpReport();
   report->stats = PlanStats(dump.bytes_per_row);
   if (Status s = Validate(options); !s.ok()) return s;
   if (dump.trainer && *dump.trainer >= options.trainers) {

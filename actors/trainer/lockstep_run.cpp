@@ -19,8 +19,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double Since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// Hot rows for static_hot are chosen from this many first batches.
-
 }  // namespace
 
 LockstepRun::~LockstepRun() = default;

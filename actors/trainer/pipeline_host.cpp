@@ -77,7 +77,6 @@ Result<std::unique_ptr<PipelineHost>> PipelineHost::Start(caf::actor_system& sys
   std::unique_ptr<PipelineHost> host(new PipelineHost());
   host->args_ = std::move(args);
   host->directory_ = std::move(directory);
-  for (uint32_t w = 0; w < host->args_.parts->W(); ++w) host->cached_.push_back(std::make_shared<CachedRows>());
   std::stable_sort(host->args_.hosted.begin(), host->args_.hosted.end(),
                    [](const PlannedActor& a, const PlannedActor& b) { return SpawnRank(a.role) < SpawnRank(b.role); });
   auto driver = host->directory_.lookup({kDriverName});
@@ -168,7 +167,6 @@ Status PipelineHost::Spawn(caf::actor_system& sys, const PlannedActor& planned) 
       }
       trainer.oracle = (*oracle)[0];
       trainer.driver = driver_;
-      trainer.cached = cached_[i];
       trainer.first_batch = first_batch;
       actor = SpawnTrainerActor(sys, std::move(trainer));
       caf::anon_send(local(wire::Role::CACHE_PARTITION), actor);  // where it reports landings

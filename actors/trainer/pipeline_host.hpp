@@ -95,8 +95,6 @@ class PipelineHost {
   // The hosted actor that plays `planned`; null when another process hosts it.
   caf::actor Hosted(const PlannedActor& planned) const;
   const std::vector<caf::actor>& actors() const { return actors_; }
-  // Trainer w's cached rows (written by its trainer actor): only for hosted trainers.
-  const CachedRows& cached(uint32_t w) const { return *cached_[w]; }
 
  private:
   PipelineHost() = default;
@@ -108,9 +106,6 @@ class PipelineHost {
   std::vector<std::pair<PlannedActor, caf::actor>> spawned_;
   std::vector<caf::actor> actors_;
   std::vector<std::shared_ptr<std::atomic<bool>>> ended_;  // per hosted actor
-  // Per trainer rank; shared with the trainer actor, which may still run
-  // for a moment after Stop() (the host goes before the actor system).
-  std::vector<std::shared_ptr<CachedRows>> cached_;
 };
 
 }  // namespace actorrec::trainer

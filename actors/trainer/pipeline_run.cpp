@@ -366,9 +366,14 @@ Status PipelineRun::Finish() {
     return Status::InvalidArgument("Finish() before the last batch: " + Progress());
   }
   if (Status st = WaitAcked(end_ - 1); !st.ok()) return st;
-  for (uint32_t w = 0; w < trainers() && !cluster_; ++w) {  // a cluster's caches are in other processes
-    if (const CachedRows& c = host_->cached(w); !c.empty()) {
-      return Status::InvalidArgument("run ended with " + std::to_string(c.size()) + " rows still cached");
+  // Every eviction has been applied: the caches must be empty.
+  for (uint32_t w = 0; w < trainers(); ++w) {
+    wire::Frame<wire::Rows> answer;
+    wire::RowPayload payload;
+    if (Status st = CachedRowsOf(w, &answer, &payload); !st.ok()) return st;
+    if (payload.keys().size() != 0) {
+      return Status::InvalidArgument("run ended with " + std::to_string(payload.keys().size()) +
+                                     " rows still cached in trainer[" + std::to_string(w) + "]");
     }
   }
   finished_ = true;
@@ -466,6 +471,14 @@ Status PipelineRun::PeekRows(const wire::RowKeys& keys, float* out) {
   return Status::Ok();
 }
 
+Status PipelineRun::CachedRowsOf(uint32_t w, wire::Frame<wire::Rows>* frame, wire::RowPayload* rows) {
+  Status st = Ask(
+      *driver_, trainer_actors_[w], "trainer[" + std::to_string(w) + "] did not send its cached rows",
+      [&](wire::Frame<wire::Rows>& answer) { *frame = std::move(answer); }, cached_atom::value);
+  if (!st.ok()) return st;
+  return wire::DecodeRows(*frame, parts_->row_optimizer->row_floats(), rows);
+}
+
 Status PipelineRun::FlushCaches() {
   // Every row a cache holds into its shard: harmless to the run (a cached
   // row is never fetched, and its eviction writes it back again later), and
@@ -478,12 +491,7 @@ Status PipelineRun::FlushCaches() {
   wire::RowPayload payload;
   for (uint32_t w = 0; w < trainers(); ++w) {
     wire::Frame<wire::Rows> answer;
-    const std::string who = "trainer[" + std::to_string(w) + "]";
-    Status st = Ask(
-        *driver_, trainer_actors_[w], who + " did not send its cached rows",
-        [&](wire::Frame<wire::Rows>& rows) { answer = std::move(rows); }, cached_atom::value);
-    if (!st.ok()) return st;
-    if (Status d = wire::DecodeRows(answer, floats, &payload); !d.ok()) return d;
+    if (Status st = CachedRowsOf(w, &answer, &payload); !st.ok()) return st;
     for (size_t i = 0; i < payload.keys().size(); ++i) {
       const uint32_t t = payload.keys().tables[i];
       const data::RowId r = payload.keys().rows[i];

@@ -157,6 +157,9 @@ class PipelineRun {
   Status FetchDense();
   // The rows the trainers' caches hold into their shards (checkpoints).
   Status FlushCaches();
+  // Every row trainer w's cache holds, asked of its actor: *rows reads from
+  // *frame, which must outlive it.
+  Status CachedRowsOf(uint32_t w, wire::Frame<wire::Rows>* frame, wire::RowPayload* rows);
 
   std::unique_ptr<RunParts> parts_;
   Options options_;

@@ -204,11 +204,7 @@ std::string HotRowsReport(size_t hot_rows) {
 uint64_t CacheSlotsOf(const config::Config& cfg, const std::vector<uint64_t>& table_rows) {
   const uint64_t cache_rows = static_cast<uint64_t>(cfg.training.cache_rows);
   switch (cfg.training.mode) {
-    case config::Mode::kIdeal: {
-      uint64_t total = 0;
-      for (uint64_t rows : table_rows) total += rows;
-      return total;
-    }
+    case config::Mode::kIdeal: return oracle::TotalRows(table_rows);
     case config::Mode::kStaticHot: return 2 * cache_rows;
     default: return cache_rows;
   }
@@ -230,8 +226,7 @@ Result<oracle::DirectOptions> DirectOptionsOf(const config::Config& cfg, std::ve
     case config::Mode::kIdeal: {
       options.resident = Resident::kAll;
       options.staging = 0;
-      uint64_t total = 0;
-      for (uint64_t rows : options.table_rows) total += rows;
+      const uint64_t total = oracle::TotalRows(options.table_rows);
       if (total >= (uint64_t{1} << 31)) {
         return Status::InvalidArgument("training.mode = \"ideal\" keeps every row in every trainer; " +
                                        std::to_string(total) + " rows are too many (use another mode)");

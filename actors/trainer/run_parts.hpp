@@ -44,9 +44,9 @@ struct ShardUsage {
 // first batch is `first_batch`: every trainer rank of the cluster, one cache
 // partition of training.cache_rows slots per trainer, the configured
 // lookahead; private rows except in `replicated`, delayed sync except in
-// `lrpp` and `replicated` (ARCHITECTURE §8; the modes without an oracle get
-// lrpp_delayed's options, for `actorrec plan`). InvalidArgument naming the training key
-// that is out of range.
+// `lrpp` and `replicated` (ARCHITECTURE §8). The modes without lookahead
+// plan with DirectOptionsOf, but take the trainers, tables and first batch
+// from these. InvalidArgument naming the training key that is out of range.
 Result<oracle::PlannerOptions> PlannerOptionsOf(const config::Config& cfg, std::vector<uint64_t> table_rows,
                                                 uint64_t first_batch);
 

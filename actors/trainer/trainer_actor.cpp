@@ -35,6 +35,7 @@ struct TrainerState {
   TrainerActorArgs args;
   std::map<int64_t, Work> work;  // planned batches not yet settled
   std::set<int64_t> landed;
+  CachedRows cached;
   int64_t next = 0;               // the batch to compute next
   bool critical_pending = false;  // the critical sync of next − 1 is not applied yet
   double blocked_on_rows_s = 0;   // when the trainer started waiting only for rows; 0: not waiting
@@ -84,7 +85,7 @@ void TryAdvance(Self self) {
   st.blocked_on_rows_s = 0;
   st.landed.erase(st.next);
   for (const auto* list : {&w.plan.prefetch, &w.plan.private_prefetch}) {
-    for (const oracle::RowSlot& r : *list) (*st.args.cached)[CachedRowKey(r.table, r.row)] = r.slot;
+    for (const oracle::RowSlot& r : *list) st.cached[CachedRowKey(r.table, r.row)] = r.slot;
   }
 
   core.Forward(w.slice.samples, w.plan.features);
@@ -144,7 +145,7 @@ void OnSynced(Self self, int64_t batch, uint8_t kind, double behind_s, const std
   ApplyRows(core, w.plan.delayed, sums.data());
   w.times[kApply] += NowSeconds() - start;
   // Settled: every update of b is in the caches; its evictions may go back.
-  for (const oracle::Eviction& e : w.plan.evictions) st.args.cached->erase(CachedRowKey(e.table, e.row));
+  for (const oracle::Eviction& e : w.plan.evictions) st.cached.erase(CachedRowKey(e.table, e.row));
   self->send(st.args.partition, write_atom::value, batch);
   std::vector<uint64_t> counts(kSettledCounts, 0);
   counts[kSharedMisses] = w.plan.prefetch.size();
@@ -215,7 +216,7 @@ caf::behavior Trainer(Self self, TrainerActorArgs args) {
         TrainerCore& core = *self->state.args.core;
         wire::RowKeys keys;
         std::vector<uint32_t> slots;
-        for (const auto& [key, slot] : *self->state.args.cached) {
+        for (const auto& [key, slot] : self->state.cached) {
           keys.push_back(static_cast<uint32_t>(key >> 32), static_cast<data::RowId>(key));
           slots.push_back(slot);
         }
@@ -230,8 +231,8 @@ caf::behavior Trainer(Self self, TrainerActorArgs args) {
         }
         std::vector<uint32_t> slots;
         for (size_t i = 0; i < asked.size(); ++i) {
-          const auto it = self->state.args.cached->find(CachedRowKey(asked.tables[i], asked.rows[i]));
-          if (it == self->state.args.cached->end()) continue;
+          const auto it = self->state.cached.find(CachedRowKey(asked.tables[i], asked.rows[i]));
+          if (it == self->state.cached.end()) continue;
           held.push_back(asked.tables[i], asked.rows[i]);
           slots.push_back(it->second);
         }

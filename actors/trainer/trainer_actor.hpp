@@ -48,9 +48,9 @@ enum SettledCount : size_t {
   kSettledCounts
 };
 
-// The rows a trainer's cache holds, (table << 32 | row) -> slot, kept from
-// its plans: written by the trainer actor only, read by the driver only
-// while the run is paused (evaluation, checkpoints).
+// The rows a trainer's cache holds, (table << 32 | row) -> slot, kept by
+// the trainer actor from its plans; the driver asks for them by message
+// (cached_atom, peek_atom).
 using CachedRows = std::unordered_map<uint64_t, uint32_t>;
 inline uint64_t CachedRowKey(uint32_t table, uint32_t row) { return (uint64_t{table} << 32) | row; }
 
@@ -61,7 +61,6 @@ struct TrainerActorArgs {
   caf::actor scheduler;
   caf::actor oracle;  // credits: (settled_atom, trainer, b)
   caf::actor driver;  // (settled_atom, trainer, b, epoch, index, samples, loss_sum, times, counts), error_atom
-  std::shared_ptr<CachedRows> cached;  // shared with the host, which reads it while the run is quiet
   int64_t first_batch = 0;
 };
 
