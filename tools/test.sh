@@ -13,6 +13,7 @@ import json, sys
 path, rc = sys.argv[1], int(sys.argv[2])
 counts = {"passed": 0, "failed": 0, "skipped": 0}
 failed = []
+failures = []
 try:
     with open(path) as f:
         for line in f:
@@ -25,9 +26,23 @@ try:
             else:
                 counts["failed"] += 1
                 failed.append(f'{t["name"]} ({r}, {t["duration"]:.1f} s)')
+                failures.append((t["name"], t.get("stdout") or ""))
 except FileNotFoundError:
     print(f"no test log at {path}: meson test did not run", file=sys.stderr)
     counts["failed"] += 1
+# The failed assertions once more, last: CI keeps only the end of the output.
+for name, out in failures:
+    lines = out.splitlines()
+    shown = 0
+    for i, text in enumerate(lines):
+        if "FAILED:" not in text or shown == 3:
+            continue
+        shown += 1
+        # Catch2 names the test case between two rules of dashes above.
+        rules = [j for j in range(i) if lines[j].startswith("-----")][-2:]
+        case = " ".join(l.strip() for l in lines[rules[0] + 1:rules[1]]) if len(rules) == 2 else ""
+        detail = " | ".join(l.strip() for l in lines[i:i + 6] if l.strip())
+        print(f"--- {name}: {case}: {detail}"[:1500])
 for name in failed:
     print(f"FAILED: {name}")
 if rc != 0 and counts["failed"] == 0:

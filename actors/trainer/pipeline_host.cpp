@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "actors/common/ask.hpp"
 #include "actors/common/atoms.hpp"
 #include "actors/node/role_shell.hpp"
 #include "actors/embedding/shard_actor.hpp"
@@ -49,17 +50,15 @@ PipelineDirectory ClusterDirectory(const config::Config& cfg, const ClusterSeat&
   const caf::actor supervisor = seat.supervisor;
   const auto timeout = std::chrono::milliseconds(cfg.cluster.join_timeout_ms);
   directory.lookup = [sys, supervisor, timeout](const std::vector<std::string>& names) -> Result<std::vector<caf::actor>> {
-    caf::scoped_actor self{*sys};
     std::vector<caf::actor> found;
-    std::string failed;
-    self->request(supervisor, timeout, lookup_atom::value, names)
-        .receive([&](std::vector<caf::actor>& actors) { found = std::move(actors); },
-                 [&](caf::error& e) { failed = sys->render(e); });
-    if (!failed.empty()) {
+    Status asked = AskAndWait(
+        *sys, supervisor, timeout, [&](std::vector<caf::actor>& actors) { found = std::move(actors); },
+        lookup_atom::value, names);
+    if (!asked.ok()) {
       std::string list;
       for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
       return Status::Unavailable("the cluster did not provide " + list + " within cluster.join_timeout_ms (" +
-                                 std::to_string(timeout.count()) + " ms): " + failed);
+                                 std::to_string(timeout.count()) + " ms): " + asked.message());
     }
     return found;
   };

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "actors/common/ask.hpp"
 #include "actors/common/atoms.hpp"
 #include "actors/embedding/shard_store.hpp"
 #include "actors/node/runtime.hpp"
@@ -29,16 +30,12 @@ constexpr std::chrono::milliseconds kMemberStopWait{2000};
 constexpr std::chrono::seconds kAnswerWait{60};
 constexpr std::chrono::seconds kCheckpointWait{3600};
 
-// Sends (args...) to `a` as a request and hands the answer to on_answer;
-// Unavailable naming `who` when an error or nothing comes back within `wait`.
+// AskAndWait, with `who` in the error.
 template <class OnAnswer, class... Args>
 Status AskWithin(std::chrono::seconds wait, caf::scoped_actor& self, const caf::actor& a, const std::string& who,
                  OnAnswer on_answer, Args&&... args) {
-  std::string failed;
-  self->request(a, wait, std::forward<Args>(args)...)
-      .receive(on_answer, [&](caf::error& e) { failed = self->system().render(e); });
-  if (!failed.empty()) return Status::Unavailable(who + ": " + failed);
-  return Status::Ok();
+  Status st = AskAndWait(self->system(), a, wait, on_answer, std::forward<Args>(args)...);
+  return st.ok() ? st : Status::Unavailable(who + ": " + st.message());
 }
 
 template <class OnAnswer, class... Args>

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/common/ask.hpp"
 #include "actors/common/atoms.hpp"
 #include "actors/common/unexpected.hpp"
 
@@ -64,15 +65,12 @@ class ActorStore final : public gloo::rendezvous::Store {
 
  private:
   std::vector<char> Get(const std::string& key, std::chrono::milliseconds timeout) {
-    caf::scoped_actor self{sys_};
     std::vector<char> value;
-    std::string failed;
-    self->request(rendezvous_, timeout, get_atom::value, key)
-        .receive([&](std::vector<char>& v) { value = std::move(v); },
-                 [&](caf::error& e) { failed = sys_.render(e); });
-    if (!failed.empty()) {
+    Status asked = AskAndWait(
+        sys_, rendezvous_, timeout, [&](std::vector<char>& v) { value = std::move(v); }, get_atom::value, key);
+    if (!asked.ok()) {
       throw gloo::IoException("the cluster's Gloo rendezvous did not give key '" + key + "' within " +
-                              std::to_string(timeout.count()) + " ms: " + failed);
+                              std::to_string(timeout.count()) + " ms: " + asked.message());
     }
     return value;
   }

@@ -30,6 +30,9 @@ class ChildProcess {
   // Polls the log until it contains `needle`; true when it did in time.
   bool WaitForLog(const std::string& needle, std::chrono::milliseconds timeout) const;
   std::string Log() const;
+  // Every thread's backtrace of the running child, through gdb (for a test's
+  // failure message when a child hangs); says why when it cannot.
+  std::string Stacks() const;
   bool running() const { return !exit_code_.has_value(); }
 
  private:

@@ -78,6 +78,14 @@ struct Cluster {
   std::unique_ptr<ChildProcess> Start(const std::string& member) const { return Start(member, config); }
 };
 
+// The child's exit code; when it outlives `timeout`, its threads' stacks go
+// into the next assertion's message, so a hang in CI says where it hangs.
+std::optional<int> ExitCodeOrStacks(ChildProcess& p, std::chrono::milliseconds timeout) {
+  auto code = p.WaitExit(timeout);
+  if (!code) UNSCOPED_INFO("the process did not exit in time; its threads:\n" << p.Stacks());
+  return code;
+}
+
 }  // namespace
 
 TEST_CASE("two nodes join, exchange heartbeats, and the coordinator names the member that was killed",
@@ -93,7 +101,7 @@ TEST_CASE("two nodes join, exchange heartbeats, and the coordinator names the me
 
   b->Signal(SIGKILL);
   REQUIRE(b->WaitExit(5s) == 128 + SIGKILL);
-  auto code = a->WaitExit(10s);
+  auto code = ExitCodeOrStacks(*a, 10s);
   INFO("log of a after the kill:\n" << a->Log());
   REQUIRE(code == 3);
   REQUIRE_THAT(a->Log(), Catch::Contains("member 'b' (127.0.0.1:" + std::to_string(c.port_b) +
@@ -108,7 +116,7 @@ TEST_CASE("the member left behind names the coordinator that was killed", "[clus
   INFO("log of a:\n" << a->Log() << "\nlog of b:\n" << b->Log());
   REQUIRE(a->WaitForLog("cluster ready", kStartup));
   a->Signal(SIGKILL);
-  auto code = b->WaitExit(10s);
+  auto code = ExitCodeOrStacks(*b, 10s);
   INFO("log of b after the kill:\n" << b->Log());
   REQUIRE(code == 3);
   REQUIRE_THAT(b->Log(), Catch::Contains("coordinator 'a' at 127.0.0.1:" + std::to_string(c.port_a) + " lost"));
@@ -133,8 +141,8 @@ TEST_CASE("a node with another cluster secret is refused and the coordinator kee
   auto b = c.Start("b");
   REQUIRE(a->WaitForLog("cluster ready", kStartup));
   a->Signal(SIGTERM);
-  const auto a_code = a->WaitExit(10s);
-  const auto b_code = b->WaitExit(10s);
+  const auto a_code = ExitCodeOrStacks(*a, 10s);
+  const auto b_code = ExitCodeOrStacks(*b, 10s);
   INFO("log of a at the end:\n" << a->Log() << "\nlog of b at the end:\n" << b->Log());
   REQUIRE(a_code == 128 + SIGTERM);  // as `actorrec train` stopped by a signal
   REQUIRE(b_code == 0);
@@ -144,7 +152,7 @@ TEST_CASE("a node with another cluster secret is refused and the coordinator kee
 TEST_CASE("a member that never joins is named when the join timeout passes", "[cluster]") {
   Cluster c(kSecret, 1500);
   auto a = c.Start("a");
-  auto code = a->WaitExit(kStartup);
+  auto code = ExitCodeOrStacks(*a, kStartup);
   INFO("log of a:\n" << a->Log());
   REQUIRE(code == 5);
   REQUIRE_THAT(a->Log(), Catch::Contains("member 'b' (127.0.0.1:" + std::to_string(c.port_b) +
@@ -325,7 +333,7 @@ TEST_CASE("a cluster run checkpoints and resumes where it stopped, equal to the 
   {
     // A member started without --resume is named, and nothing trains.
     auto procs = run("mixed", {resume, resume, {}});
-    const auto code = procs[0]->WaitExit(120s);
+    const auto code = ExitCodeOrStacks(*procs[0], 120s);
     INFO("log of a:\n" << procs[0]->Log());
     CHECK(code != 0);
     CHECK_THAT(procs[0]->Log(), Catch::Contains("trainer[0] starts at batch 0, the coordinator at batch 10"));
