@@ -31,7 +31,7 @@ class Dcn final : public Model {
     FinishTensors();
   }
 
-  double Backward(const SliceView& in, const float* pooled, float* pooled_grad, float scale) override {
+  double Backward(const SliceView& in, const float* /*pooled*/, float* pooled_grad, float scale) override {
     const size_t n = in.samples, L = cross_w_.size();
     Grow(&dlogit_, n);
     const double loss = BceWithLogits(logits_.data(), in.labels, n, scale, dlogit_.data());

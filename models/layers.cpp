@@ -18,6 +18,48 @@ double BceWithLogits(const float* logits, const float* labels, size_t n, float s
   return loss;
 }
 
+namespace {
+
+// The MLP's elementwise loops, one function each so that they can be cloned
+// for the CPU's vector width (ACTORREC_VECTOR_CLONES).
+
+// out = max(out + bias, 0) (relu) or out + bias, per row of `width`.
+ACTORREC_VECTOR_CLONES
+void AddBias(float* out, const float* bias, size_t n, int width, bool relu) {
+  for (size_t i = 0; i < n; ++i) {
+    float* o = out + i * width;
+    if (relu) {
+      for (int j = 0; j < width; ++j) o[j] = std::max(o[j] + bias[j], 0.0f);
+    } else {
+      for (int j = 0; j < width; ++j) o[j] += bias[j];
+    }
+  }
+}
+
+// The ReLU's gradient: the output is 0 exactly where the pre-activation was
+// ≤ 0 (the subgradient 0 at the kink, as PyTorch). Both loads unconditional
+// and the buffers distinct: the select vectorizes instead of branching per
+// element (it took most of Backward's own time).
+ACTORREC_VECTOR_CLONES
+void ReluGrad(const float* __restrict go, const float* __restrict out, float* __restrict gk, size_t count) {
+  for (size_t k = 0; k < count; ++k) {
+    const float v = go[k];
+    gk[k] = out[k] > 0.0f ? v : 0.0f;
+  }
+}
+
+// db = Σ_i g_i, samples in order, vectorized over the outputs.
+ACTORREC_VECTOR_CLONES
+void BiasGrad(const float* g, size_t n, int width, float* db) {
+  std::fill(db, db + width, 0.0f);
+  for (size_t i = 0; i < n; ++i) {
+    const float* gi = g + i * width;
+    for (int j = 0; j < width; ++j) db[j] += gi[j];
+  }
+}
+
+}  // namespace
+
 void Mlp::Forward(gpu::Backend& be, const float* params, const float* x, size_t n) {
   acts_.resize(layers_.size());
   input_ = x;
@@ -28,16 +70,7 @@ void Mlp::Forward(gpu::Backend& be, const float* params, const float* x, size_t 
     float* out = acts_[l].data();
     be.Gemm(false, true, static_cast<int>(n), layer.out, layer.in, 1.0f, in, layer.in, params + layer.w, layer.in,
             0.0f, out, layer.out);
-    const float* bias = params + layer.b;
-    const bool relu = l + 1 < layers_.size() || relu_last_;
-    for (size_t i = 0; i < n; ++i) {
-      float* o = out + i * layer.out;
-      if (relu) {
-        for (int j = 0; j < layer.out; ++j) o[j] = std::max(o[j] + bias[j], 0.0f);
-      } else {
-        for (int j = 0; j < layer.out; ++j) o[j] += bias[j];
-      }
-    }
+    AddBias(out, params + layer.b, n, layer.out, l + 1 < layers_.size() || relu_last_);
   }
 }
 
@@ -48,34 +81,16 @@ void Mlp::Backward(gpu::Backend& be, const float* params, float* grads, const fl
     const bool relu = l + 1 < layers_.size() || relu_last_;
     std::vector<float>& g = grad_[l % 2];
     Grow(&g, n * layer.out);
-    // The ReLU's gradient: the output is 0 exactly where the pre-activation
-    // was ≤ 0 (the subgradient 0 at the kink, as PyTorch).
-    const float* out = acts_[l].data();
     const size_t count = n * layer.out;
     if (relu) {
-      // Both loads unconditional and the buffers distinct (g_out is dy or
-      // the other grad_ buffer): the select vectorizes instead of branching
-      // per element (it took most of this function's time).
-      float* __restrict gk = g.data();
-      const float* __restrict go = g_out;
-      const float* __restrict ok = out;
-      for (size_t k = 0; k < count; ++k) {
-        const float v = go[k];
-        gk[k] = ok[k] > 0.0f ? v : 0.0f;
-      }
+      ReluGrad(g_out, acts_[l].data(), g.data(), count);  // g_out is dy or the other grad_ buffer
     } else if (g.data() != g_out) {
       std::copy(g_out, g_out + count, g.begin());
     }
     const float* in = l == 0 ? input_ : acts_[l - 1].data();
     be.Gemm(true, false, layer.out, layer.in, static_cast<int>(n), 1.0f, g.data(), layer.out, in, layer.in, 0.0f,
             grads + layer.w, layer.in);
-    // Bias gradient: samples in order, vectorized over the outputs.
-    float* db = grads + layer.b;
-    std::fill(db, db + layer.out, 0.0f);
-    for (size_t i = 0; i < n; ++i) {
-      const float* gi = g.data() + i * layer.out;
-      for (int j = 0; j < layer.out; ++j) db[j] += gi[j];
-    }
+    BiasGrad(g.data(), n, layer.out, grads + layer.b);
     if (l == 0 && dx == nullptr) break;
     float* target = dx;
     if (l > 0) {

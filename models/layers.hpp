@@ -19,6 +19,13 @@
 
 #include "gpu/backend.hpp"
 
+// On a hot loop of the models: compiled for AVX-512, AVX2 and the baseline,
+// the best the CPU has picked at load time. The same code for each: without
+// -ffast-math (and with -ffp-contract=off, no fused multiply-add) the
+// compiler keeps every operation and its order, so the bits do not depend on
+// the machine, only the speed.
+#define ACTORREC_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+
 namespace actorrec::models {
 
 // Σ_k a[k]·b[k]: lane j (0..7) sums the k ≡ j (mod 8) below the last full

@@ -65,12 +65,13 @@ struct ModelSpec {
 
 ModelSpec SpecOf(const config::ModelConfig& model, uint32_t dense_features, uint32_t tables);
 
-// GEMM FLOPs per sample of one forward and backward pass, counting exactly
-// the GEMMs the model issues through gpu::Backend (2 FLOPs per
+// GEMM FLOPs per sample of one forward and backward pass (2 FLOPs per
 // multiply-add): every MLP layer's forward, weight gradient and input
-// gradient, except the input gradient of DLRM's bottom layer 0 (dense
-// features need none), plus DLRM's interaction backward (T × T × D per
-// sample). The numerator of the training roofline. 0 for a spec Create
+// gradient, which the model issues through gpu::Backend, except the input
+// gradient of DLRM's bottom layer 0 (dense features need none); plus DLRM's
+// interaction backward, the T × T by T × D product G·P per sample (a direct
+// loop since it outran one sgemm per sample; the forward's pair products are
+// not counted). The numerator of the training roofline. 0 for a spec Create
 // rejects.
 double MlpFlopsPerSample(const ModelSpec& spec);
 

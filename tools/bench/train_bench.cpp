@@ -4,7 +4,9 @@
 // of the model's GEMM shapes, run on as many threads as there are trainers,
 // divided by the model's GEMM FLOPs per sample (forward + backward).
 //
-// Usage: train_bench [batches, default 24] [row_scale, default 0.05] [trainers, default 2]
+// Usage: train_bench [batches, default 24] [row_scale, default 0.05] [trainers, default 2] [only]
+// (`only`: run just the rows whose "mode (driver)" name contains it, e.g.
+// "lrpp_delayed (actors)", to profile one of them.)
 //
 // It then runs every mode on the actor pipeline (and lrpp_delayed on the
 // lockstep driver) on the same data and prints samples/s, the phase
@@ -138,8 +140,9 @@ int main(int argc, char** argv) {
   const int batches = argc > 1 ? std::atoi(argv[1]) : 24;
   const double row_scale = argc > 2 ? std::atof(argv[2]) : 0.05;
   const int trainers = argc > 3 ? std::atoi(argv[3]) : 2;
+  const std::string only = argc > 4 ? argv[4] : "";
   if (batches <= static_cast<int>(kWarmupBatches) || row_scale <= 0 || row_scale > 1 || trainers < 1) {
-    std::fprintf(stderr, "usage: train_bench [batches > 2] [row_scale in (0, 1]] [trainers >= 1]\n");
+    std::fprintf(stderr, "usage: train_bench [batches > 2] [row_scale in (0, 1]] [trainers >= 1] [only this mode]\n");
     return 2;
   }
   const config::Config probe = config::ParseConfig(ConfigText("ideal", batches, row_scale, trainers), "train_bench");
@@ -165,17 +168,18 @@ int main(int argc, char** argv) {
   for (const Row row : {Row{"ideal", true}, Row{"no_cache", true}, Row{"static_hot", true}, Row{"replicated", true},
                         Row{"lrpp", true}, Row{"lrpp_delayed", true}, Row{"lrpp_delayed", false}}) {
     const char* mode = row.mode;
+    const std::string name = std::string(mode) + (row.actors ? " (actors)" : " (lockstep)");
+    if (name.find(only) == std::string::npos) continue;
     ModeResult r = row.actors ? RunMode<trainer::PipelineRun>(mode, batches, row_scale, trainers)
                               : RunMode<trainer::LockstepRun>(mode, batches, row_scale, trainers);
     if (std::string(mode) == "ideal") ideal_rate = r.samples_per_s;
-    const std::string name = std::string(mode) + (row.actors ? " (actors)" : " (lockstep)");
     std::printf("%-22s %11.0f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9llu %9llu\n", name.c_str(),
                 r.samples_per_s, r.samples_per_s / roofline, r.mean.fetch_s * 1e3, r.mean.forward_s * 1e3,
                 r.mean.backward_s * 1e3, r.mean.dense_sync_s * 1e3,
                 r.mean.sparse_sync_s * 1e3, r.mean.write_back_s * 1e3,
                 static_cast<unsigned long long>(r.mean.fetched_rows),
                 static_cast<unsigned long long>(r.mean.written_rows));
-    if (std::string(mode) != "ideal") std::printf("%22s time per sample vs ideal: %.2fx\n", "", ideal_rate / r.samples_per_s);
+    if (std::string(mode) != "ideal" && ideal_rate > 0) std::printf("%22s time per sample vs ideal: %.2fx\n", "", ideal_rate / r.samples_per_s);
   }
   return 0;
 }
