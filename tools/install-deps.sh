@@ -17,6 +17,7 @@ packages=(
   libgloo-dev           # CPU collectives
   libxxhash-dev         # checksums of data files and config digests
   libssl-dev            # HMAC-SHA256 for the cluster-secret handshake
+  valgrind              # tests: runs actorrec on a CPU without AVX-512 (the vector clones' equality)
 )
 
 missing=()

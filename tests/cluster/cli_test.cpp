@@ -169,3 +169,77 @@ roles = ["all"]
   std::string text((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());
   REQUIRE_THAT(text, Catch::Contains("\"top_share_of_rows\""));
 }
+
+namespace {
+
+// The parameter digest in a run's metrics file (its summary line).
+std::string DigestOf(const std::string& metrics_path) {
+  std::ifstream in(metrics_path);
+  std::string line, last;
+  while (std::getline(in, line)) last = line;
+  const std::string key = "\"parameter_digest\":\"";
+  const size_t at = last.find(key);
+  return at == std::string::npos ? "" : last.substr(at + key.size(), 16);
+}
+
+bool CpuHas(const std::string& flag) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string word;
+  while (in >> word) {
+    if (word == flag) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// ACTORREC_VECTOR_CLONES promises the same bits on every vector width. The
+// same small run natively (the models' AVX-512 clones) and under valgrind,
+// whose CPU has no AVX-512 (the AVX2 clones); oneDNN is held to AVX2 in both,
+// since its own sgemm kernels differ by ISA.
+TEST_CASE("the models' vector clones train to the same bits on AVX-512 and on AVX2", "[cli]") {
+  if (!CpuHas("avx512f") || !std::filesystem::exists("/usr/bin/valgrind")) {
+    WARN("not checked: needs a CPU with AVX-512 and /usr/bin/valgrind");
+    return;
+  }
+  TempDir dir;
+  WriteBytes(dir.File("small.toml"), R"(
+[run]
+name = "isa"
+seed = 3
+[model]
+kind = "dlrm"
+embedding_dim = 16
+bottom_mlp = [64, 16]
+top_mlp = [64, 1]
+[dataset]
+source = "generated"
+preset = "criteo-kaggle"
+samples = 1024
+eval_samples = 0
+row_scale = 0.001
+[training]
+batch_size = 256
+[cluster]
+secret = "isa-check-secret-0000"
+[[cluster.member]]
+name = "l"
+address = "127.0.0.1"
+roles = ["all"]
+trainers = 2
+embedding_shards = 2
+)");
+  setenv("ONEDNN_MAX_CPU_ISA", "AVX2", 1);
+  auto native = Actorrec(dir, {"train", "--lockstep", "--config", dir.File("small.toml")}, "native.log");
+  const std::string native_digest = DigestOf(dir.File("runs/isa/metrics.jsonl"));
+  ChildProcess emulated({"/usr/bin/valgrind", "--tool=none", ActorrecBinary(), "train", "--lockstep", "--config",
+                         dir.File("small.toml")},
+                        dir.File("valgrind.log"));
+  const auto code = emulated.WaitExit(240s);
+  unsetenv("ONEDNN_MAX_CPU_ISA");
+  INFO(native.output << "\nunder valgrind:\n" << emulated.Log());
+  REQUIRE(native.code == 0);
+  REQUIRE(code == 0);
+  REQUIRE(native_digest.size() == 16);
+  REQUIRE(DigestOf(dir.File("runs/isa/metrics.jsonl")) == native_digest);
+}
