@@ -49,8 +49,12 @@ std::string ConfigText(const std::string& mode, int batches, double row_scale, i
   return t.str();
 }
 
+struct SgemmRate {
+  double best = 0, worst = 0;  // GFLOP/s over the repeats
+};
+
 // GFLOP/s of the model's GEMMs for one trainer's slice, all trainers at once.
-double MeasureSgemmRate(const models::ModelSpec& spec, int trainers) {
+SgemmRate MeasureSgemmRate(const models::ModelSpec& spec, int trainers) {
   // The MLP layer shapes (in → out) of DLRM at this spec, for a slice.
   const int n = kBatch / trainers;
   std::vector<std::pair<int, int>> layers;
@@ -61,28 +65,42 @@ double MeasureSgemmRate(const models::ModelSpec& spec, int trainers) {
   for (int out : spec.top_mlp) layers.push_back({in, out}), in = out;
   double flops_per_round = 0;
   for (auto [i, o] : layers) flops_per_round += 3.0 * 2.0 * n * i * o;  // forward, dX, dW
-  auto work = [&](double* seconds, int rounds) {
+  // Each thread: one untimed round (oneDNN generates its kernels at the
+  // first call), then `repeats` timed runs of `rounds` rounds.
+  const int rounds = 8, repeats = 5;
+  auto work = [&](std::vector<double>* seconds) {
     auto backend = gpu::MakeCpuBackend();
     std::vector<float> x(size_t(n) * 1024, 0.5f), w(1024 * 1024, 0.25f), y(size_t(n) * 1024), g(1024 * 1024);
-    const auto start = Clock::now();
-    for (int r = 0; r < rounds; ++r) {
+    auto round = [&] {
       for (auto [i, o] : layers) {
         backend->Gemm(false, true, n, o, i, 1.0f, x.data(), i, w.data(), i, 0.0f, y.data(), o);   // Y = X·Wᵀ
         backend->Gemm(false, false, n, i, o, 1.0f, y.data(), o, w.data(), i, 0.0f, x.data(), i);  // dX = dY·W
         backend->Gemm(true, false, o, i, n, 1.0f, y.data(), o, x.data(), i, 0.0f, g.data(), i);   // dW = dYᵀ·X
       }
+    };
+    round();
+    for (int rep = 0; rep < repeats; ++rep) {
+      const auto start = Clock::now();
+      for (int r = 0; r < rounds; ++r) round();
+      seconds->push_back(std::chrono::duration<double>(Clock::now() - start).count());
     }
-    *seconds = std::chrono::duration<double>(Clock::now() - start).count();
   };
-  const int rounds = 20;
-  std::vector<double> seconds(trainers);
+  std::vector<std::vector<double>> seconds(trainers);
   std::vector<std::thread> threads;
-  for (int k = 1; k < trainers; ++k) threads.emplace_back(work, &seconds[k], rounds);
-  work(&seconds[0], rounds);
+  for (int k = 1; k < trainers; ++k) threads.emplace_back(work, &seconds[k]);
+  work(&seconds[0]);
   for (auto& th : threads) th.join();
-  double slowest = 0;
-  for (double s : seconds) slowest = std::max(slowest, s);
-  return flops_per_round * rounds * trainers / slowest / 1e9;
+  // A repeat's rate is that of its slowest thread; the limit is the best
+  // repeat (a shared VM only ever slows a measurement down).
+  SgemmRate rate;
+  for (int rep = 0; rep < repeats; ++rep) {
+    double slowest = 0;
+    for (const auto& s : seconds) slowest = std::max(slowest, s[rep]);
+    const double gflops = flops_per_round * rounds * trainers / slowest / 1e9;
+    rate.best = std::max(rate.best, gflops);
+    rate.worst = rep == 0 ? gflops : std::min(rate.worst, gflops);
+  }
+  return rate;
 }
 
 struct ModeResult {
@@ -148,12 +166,14 @@ int main(int argc, char** argv) {
   const config::Config probe = config::ParseConfig(ConfigText("ideal", batches, row_scale, trainers), "train_bench");
   const models::ModelSpec spec = models::SpecOf(probe.model, 13, 26);
   const double flops = models::MlpFlopsPerSample(spec);
-  const double gflops = MeasureSgemmRate(spec, trainers);
+  const SgemmRate rate = MeasureSgemmRate(spec, trainers);
+  const double gflops = rate.best;
   const double roofline = gflops * 1e9 / flops;
   std::printf("DLRM Criteo-Kaggle shape, global batch %d, %d trainer(s) on %d thread(s), row_scale %.3g\n", kBatch,
               trainers, trainers, row_scale);
-  std::printf("sgemm on the model's shapes: %.1f GFLOP/s over %d thread(s); %.2f MFLOP per sample -> roofline %.0f samples/s\n\n",
-              gflops, trainers, flops / 1e6, roofline);
+  std::printf("sgemm on the model's shapes: %.1f GFLOP/s over %d thread(s) (best of 5; the worst %.1f); %.2f MFLOP per "
+              "sample -> roofline %.0f samples/s\n\n",
+              gflops, trainers, rate.worst, flops / 1e6, roofline);
   std::printf("%-22s %11s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "mode (driver)", "samples/s", "/roofline",
               "fetch ms", "fwd ms", "bwd ms", "dense", "sparse", "wb ms", "fetched", "written");
   std::printf("(lockstep: phases one after another; actors: fetch = waiting for rows, dense = dense + critical sync,\n"
