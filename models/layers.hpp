@@ -17,14 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "base/vector_clones.hpp"
 #include "gpu/backend.hpp"
-
-// On a hot loop of the models: compiled for AVX-512, AVX2 and the baseline,
-// the best the CPU has picked at load time. The same code for each: without
-// -ffast-math (and with -ffp-contract=off, no fused multiply-add) the
-// compiler keeps every operation and its order, so the bits do not depend on
-// the machine, only the speed.
-#define ACTORREC_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
 namespace actorrec::models {
 

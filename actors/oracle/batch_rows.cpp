@@ -4,7 +4,35 @@
 #include <algorithm>
 #include <string>
 
+#include "base/vector_clones.hpp"
+
 namespace actorrec::oracle {
+namespace {
+
+// Build's checks and copies, apart so that they are cloned for the CPU's
+// vector width (SSE2 has no unsigned 32-bit max: the baseline emulates it).
+
+ACTORREC_VECTOR_CLONES
+bool Decreasing(const uint32_t* offsets, size_t n) {
+  bool decreasing = false;
+  for (size_t i = 1; i < n; ++i) decreasing |= offsets[i] < offsets[i - 1];
+  return decreasing;
+}
+
+ACTORREC_VECTOR_CLONES
+data::RowId Largest(const data::RowId* values, size_t n) {
+  data::RowId largest = 0;
+  for (size_t i = 0; i < n; ++i) largest = std::max(largest, values[i]);
+  return largest;
+}
+
+// to[i] = from[i] − base.
+ACTORREC_VECTOR_CLONES
+void Rebase(const uint32_t* from, size_t n, uint32_t base, uint32_t* to) {
+  for (size_t i = 0; i < n; ++i) to[i] = from[i] - base;
+}
+
+}  // namespace
 
 SampleRange SliceOf(uint32_t samples, uint32_t trainers, uint32_t w) {
   ACTORREC_ASSERT(w < trainers, "trainer index out of range");
@@ -30,13 +58,10 @@ Status BatchRowsBuilder::Build(const data::SampleBlock& batch, uint32_t trainers
                                      " offsets for " + std::to_string(samples) +
                                      " samples, or they do not run from 0 to its value count");
     }
-    bool decreasing = false;
-    for (size_t i = 1; i < kjt.offsets.size(); ++i) decreasing |= kjt.offsets[i] < kjt.offsets[i - 1];
-    if (decreasing) return Status::InvalidArgument("table " + std::to_string(t) + ": offsets decrease");
+    if (Decreasing(kjt.offsets.data(), kjt.offsets.size())) return Status::InvalidArgument("table " + std::to_string(t) + ": offsets decrease");
     // The largest id first (a loop the compiler vectorizes), its place only
     // when it is out of range.
-    data::RowId largest = 0;
-    for (data::RowId r : kjt.values) largest = std::max(largest, r);
+    const data::RowId largest = Largest(kjt.values.data(), kjt.values.size());
     if (!kjt.values.empty() && largest >= table_rows_[t]) {
       const size_t i = std::find(kjt.values.begin(), kjt.values.end(), largest) - kjt.values.begin();
       return Status::InvalidArgument("table " + std::to_string(t) + " value " + std::to_string(i) + ": row " +
@@ -56,9 +81,7 @@ Status BatchRowsBuilder::Build(const data::SampleBlock& batch, uint32_t trainers
       const uint32_t base = kjt.offsets[range.begin];
       const size_t bags = size_t{range.end} - range.begin + 1;
       slice.offsets.resize(bags);
-      const uint32_t* from = kjt.offsets.data() + range.begin;
-      uint32_t* to = slice.offsets.data();
-      for (size_t i = 0; i < bags; ++i) to[i] = from[i] - base;  // size_t and pointers: vectorized
+      Rebase(kjt.offsets.data() + range.begin, bags, base, slice.offsets.data());
       Dedup(t, kjt.values.data() + base, kjt.offsets[range.end] - base, &slice);
     }
   }
@@ -89,6 +112,22 @@ size_t BatchRowsBuilder::DedupDirect(uint32_t t, const data::RowId* values, size
   const uint32_t stamp = stamp_;  // a local: stores to `seen` could alias the member
   const uint64_t tag = uint64_t{stamp} << 32;
   uint32_t distinct = 0;
+  if (table_rows_[t] <= kFewRows) {
+    // Few rows: after the first few ids of a slice nearly every id is a
+    // repeat, which the predictor learns; and the branch-free loop below
+    // would wait, id after id, for the store of the same row's entry.
+    for (size_t p = 0; p < count; ++p) {
+      const data::RowId row = values[p];
+      uint64_t s = seen[row];
+      if (static_cast<uint32_t>(s >> 32) != stamp) {
+        s = tag | distinct;
+        seen[row] = s;
+        rows[distinct++] = row;
+      }
+      inverse[p] = static_cast<uint32_t>(s);
+    }
+    return distinct;
+  }
   // Branch-free (masks, not ?:, which GCC turns back into a branch):
   // whether a row is new is a coin toss for the predictor.
   for (size_t p = 0; p < count; ++p) {

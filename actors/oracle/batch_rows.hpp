@@ -63,6 +63,9 @@ class BatchRowsBuilder {
   // Tables up to this many rows dedup through a direct array: 8 bytes a row,
   // 512 KiB at most, which stays in L2 across the slices of a batch.
   static constexpr uint64_t kDirectRows = uint64_t{1} << 16;
+  // Tables up to this many rows dedup with a branch on "new row?", which
+  // is nearly always "no" there.
+  static constexpr uint64_t kFewRows = 1024;
 
   struct Cell {
     uint64_t key;    // (stamp << 32) | row; another stamp means empty

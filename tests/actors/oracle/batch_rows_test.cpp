@@ -29,16 +29,26 @@ TEST_CASE("trainer slices are contiguous, cover the batch and differ by at most 
 TEST_CASE("each slice's distinct rows, inverse and offsets give back its bags", "[oracle]") {
   const uint64_t seed = GENERATE(take(3, random(1, 1000000)));
   const uint32_t trainers = GENERATE(1u, 3u);
-  const Workload w = MakeWorkload(seed, Skew::kZipf12, 3, 50, {10, 100000});
+  // One table per dedup path: few rows (a branch), a direct array, a hash.
+  const Workload w = MakeWorkload(seed, Skew::kZipf12, 3, 50, {10, 5000, 100000});
   BatchRowsBuilder builder(w.table_rows);
   for (const data::SampleBlock& batch : w.batches) {
     BatchRows rows;
     REQUIRE(builder.Build(batch, trainers, &rows).ok());
-    for (uint32_t t = 0; t < 2; ++t) {
+    for (uint32_t t = 0; t < 3; ++t) {
       for (uint32_t k = 0; k < trainers; ++k) {
         const SampleRange r = SliceOf(50, trainers, k);
         const SliceTable& s = rows.slice(k, t);
         REQUIRE(std::set<data::RowId>(s.rows.begin(), s.rows.end()).size() == s.rows.size());
+        // Distinct rows in order of first use.
+        std::vector<data::RowId> first_use;
+        const auto& bags = batch.tables[t];
+        for (uint32_t p = bags.offsets[r.begin]; p < bags.offsets[r.end]; ++p) {
+          if (std::find(first_use.begin(), first_use.end(), bags.values[p]) == first_use.end()) {
+            first_use.push_back(bags.values[p]);
+          }
+        }
+        REQUIRE(first_use == s.rows);
         REQUIRE(s.offsets.size() == r.end - r.begin + 1);
         for (uint32_t i = r.begin; i < r.end; ++i) {
           const auto& kjt = batch.tables[t];
