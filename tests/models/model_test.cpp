@@ -73,6 +73,42 @@ void CheckGradients(const char* what, const std::vector<float>& analytic, const 
   }
 }
 
+// The model's logits, loss and gradients (parameters and pooled) on `in`
+// against the double-precision reference, by central differences.
+void CheckAgainstReference(Model& m, const Inputs& in, float scale) {
+  const ModelSpec& spec = m.spec();
+  const size_t n = in.n;
+  std::vector<float> pooled_grad(in.pooled.size(), 123.0f), logits(n);
+  const double loss = m.ForwardBackward(in.view(), in.pooled.data(), pooled_grad.data(), scale);
+  const std::vector<float> grads(m.grads().begin(), m.grads().end());
+  m.Predict(in.view(), in.pooled.data(), logits.data());
+
+  const testing::ReferenceModel ref(spec, m.tensors(), m.embedding_width());
+  std::vector<double> p = ToDouble(m.params()), dense = ToDouble(in.dense), pooled = ToDouble(in.pooled);
+  for (size_t i = 0; i < n; ++i) {
+    const double z =
+        ref.Logit(p, dense.data() + i * spec.dense_features, pooled.data() + i * spec.tables * m.embedding_width());
+    CHECK(logits[i] == Approx(z).epsilon(1e-4).margin(1e-4));
+  }
+  CHECK(loss == Approx(ref.Loss(p, n, dense, pooled, in.labels)).epsilon(1e-5));
+
+  auto central = [&](std::vector<double>& x, size_t k) {
+    const double h = 1e-6, saved = x[k];
+    x[k] = saved + h;
+    const double up = ref.Loss(p, n, dense, pooled, in.labels);
+    x[k] = saved - h;
+    const double down = ref.Loss(p, n, dense, pooled, in.labels);
+    x[k] = saved;
+    return scale * (up - down) / (2 * h);
+  };
+  std::vector<double> numeric(p.size());
+  for (size_t k = 0; k < p.size(); ++k) numeric[k] = central(p, k);
+  CheckGradients("parameter", grads, numeric);
+  numeric.resize(pooled.size());
+  for (size_t k = 0; k < pooled.size(); ++k) numeric[k] = central(pooled, k);
+  CheckGradients("pooled", pooled_grad, numeric);
+}
+
 }  // namespace
 
 TEST_CASE("every model's logits and gradients match a double-precision reference", "[models]") {
@@ -89,36 +125,7 @@ TEST_CASE("every model's logits and gradients match a double-precision reference
       const float scale = seed % 2 ? 1.0f : 0.25f;
       INFO(config::ModelKindName(kind) << " seed " << seed << ": d " << spec.embedding_dim << ", tables "
                                        << spec.tables << ", dense " << spec.dense_features << ", samples " << n);
-
-      std::vector<float> pooled_grad(in.pooled.size(), 123.0f), logits(n);
-      const double loss = m.ForwardBackward(in.view(), in.pooled.data(), pooled_grad.data(), scale);
-      const std::vector<float> grads(m.grads().begin(), m.grads().end());
-      m.Predict(in.view(), in.pooled.data(), logits.data());
-
-      const testing::ReferenceModel ref(spec, m.tensors(), m.embedding_width());
-      std::vector<double> p = ToDouble(m.params()), dense = ToDouble(in.dense), pooled = ToDouble(in.pooled);
-      for (size_t i = 0; i < n; ++i) {
-        const double z = ref.Logit(p, dense.data() + i * spec.dense_features,
-                                   pooled.data() + i * spec.tables * m.embedding_width());
-        CHECK(logits[i] == Approx(z).epsilon(1e-4).margin(1e-4));
-      }
-      CHECK(loss == Approx(ref.Loss(p, n, dense, pooled, in.labels)).epsilon(1e-5));
-
-      auto central = [&](std::vector<double>& x, size_t k) {
-        const double h = 1e-6, saved = x[k];
-        x[k] = saved + h;
-        const double up = ref.Loss(p, n, dense, pooled, in.labels);
-        x[k] = saved - h;
-        const double down = ref.Loss(p, n, dense, pooled, in.labels);
-        x[k] = saved;
-        return scale * (up - down) / (2 * h);
-      };
-      std::vector<double> numeric(p.size());
-      for (size_t k = 0; k < p.size(); ++k) numeric[k] = central(p, k);
-      CheckGradients("parameter", grads, numeric);
-      numeric.resize(pooled.size());
-      for (size_t k = 0; k < pooled.size(); ++k) numeric[k] = central(pooled, k);
-      CheckGradients("pooled", pooled_grad, numeric);
+      CheckAgainstReference(m, in, scale);
     }
   }
 }
@@ -140,35 +147,7 @@ TEST_CASE("DLRM's interaction matches the reference at Criteo's shape", "[models
     INFO("tables " << tables << ", d " << d);
     auto m = Model::Create(spec, backend.get()).value();
     m->Initialize(tables + d);
-    const size_t n = 3;
-    Inputs in = RandomInputs(*m, n, d);
-    std::vector<float> pooled_grad(in.pooled.size(), 123.0f), logits(n);
-    const double loss = m->ForwardBackward(in.view(), in.pooled.data(), pooled_grad.data(), 1.0f);
-    const std::vector<float> grads(m->grads().begin(), m->grads().end());
-    m->Predict(in.view(), in.pooled.data(), logits.data());
-    const testing::ReferenceModel ref(spec, m->tensors(), m->embedding_width());
-    std::vector<double> p = ToDouble(m->params()), dense = ToDouble(in.dense), pooled = ToDouble(in.pooled);
-    for (size_t i = 0; i < n; ++i) {
-      CHECK(logits[i] == Approx(ref.Logit(p, dense.data() + i * 3, pooled.data() + i * tables * d))
-                             .epsilon(1e-4)
-                             .margin(1e-4));
-    }
-    CHECK(loss == Approx(ref.Loss(p, n, dense, pooled, in.labels)).epsilon(1e-5));
-    auto central = [&](std::vector<double>& x, size_t k) {
-      const double h = 1e-6, saved = x[k];
-      x[k] = saved + h;
-      const double up = ref.Loss(p, n, dense, pooled, in.labels);
-      x[k] = saved - h;
-      const double down = ref.Loss(p, n, dense, pooled, in.labels);
-      x[k] = saved;
-      return (up - down) / (2 * h);
-    };
-    std::vector<double> numeric(p.size());
-    for (size_t k = 0; k < p.size(); ++k) numeric[k] = central(p, k);
-    CheckGradients("parameter", grads, numeric);
-    numeric.resize(pooled.size());
-    for (size_t k = 0; k < pooled.size(); ++k) numeric[k] = central(pooled, k);
-    CheckGradients("pooled", pooled_grad, numeric);
+    CheckAgainstReference(*m, RandomInputs(*m, 3, d), 1.0f);
   }
 }
 
