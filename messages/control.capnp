@@ -44,6 +44,7 @@ struct Join {
   configDigest @3 :Text;
   pid @4 :UInt32;           # process id on its host, for logs
   hostName @5 :Text;        # gethostname() of the joining process, for logs
+  gemmKernels @6 :Text;     # its trainers' GEMM library and ISA (Backend::name()): what decides their bits
 }
 
 struct JoinReply {

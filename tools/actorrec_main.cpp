@@ -95,6 +95,7 @@ int Node(const std::string& config_path, const std::string& member_flag, const s
     if (!hosted.ok()) return hosted.status();
     return std::shared_ptr<void>(std::move(hosted).value());
   };
+  work.gemm_kernels = gpu::MakeCpuBackend()->name();
   return RunMember(cfg, *member, work);
 }
 

@@ -91,6 +91,7 @@ void SendJoin(Self self, const std::string& nonce) {
     b.setConfigDigest(wire::AsText(st.args.config.digest));
     b.setPid(static_cast<uint32_t>(getpid()));
     b.setHostName(wire::AsText(HostName()));
+    b.setGemmKernels(wire::AsText(st.args.gemm_kernels));
   });
   self->request(st.args.supervisor, kHandshakeTimeout, join)
       .then(

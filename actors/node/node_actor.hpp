@@ -38,6 +38,9 @@ struct NodeArgs {
   // itself once the node is admitted (on_admitted); the node starts none.
   bool pipeline_registers = false;
   std::function<void()> on_admitted;  // called once, from the node's thread
+  // The GEMM kernels this process's trainers use (gpu Backend::name()),
+  // sent in the Join: the supervisor warns when trainer members differ.
+  std::string gemm_kernels;
 };
 
 caf::actor SpawnNode(caf::actor_system& sys, NodeArgs args);

@@ -285,6 +285,7 @@ int RunMember(const config::Config& cfg, const std::string& member, const Member
   node_args.supervisor = supervisor;
   node_args.supervisor_endpoint = is_coordinator ? "" : endpoint;
   node_args.outcome = outcome;
+  node_args.gemm_kernels = work.gemm_kernels;
   if (working) {
     node_args.pipeline_registers = true;
     node_args.on_admitted = [admitted] { admitted->set_value(); };

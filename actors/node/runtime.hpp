@@ -66,6 +66,8 @@ struct MemberWork {
   // On every other member: starts the member's actors and returns what
   // keeps them, released when the member ends; an error ends the member.
   std::function<Result<std::shared_ptr<void>>(caf::actor_system& sys, const caf::actor& supervisor)> host;
+  // The GEMM kernels this process's trainers use (NodeArgs::gemm_kernels).
+  std::string gemm_kernels;
 };
 
 // Runs `member` of `cfg.cluster`. The coordinator listens on its configured

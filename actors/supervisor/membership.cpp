@@ -15,6 +15,7 @@ Membership::Membership(const config::ClusterConfig& cluster, std::string build,
   for (const auto& m : cluster.members) {
     MemberStatus s;
     s.name = m.name;
+    s.hosts_trainers = m.trainers > 0;
     members_.push_back(std::move(s));
   }
 }
@@ -75,8 +76,21 @@ Membership::Verdict Membership::Join(const JoinRequest& request, Clock::time_poi
   status->last_heard = now;
   status->pid = request.pid;
   status->host_name = request.host_name;
-  return {std::nullopt, "'" + request.member + "' joined (pid " + std::to_string(request.pid) +
-                            " on " + request.host_name + ")"};
+  Verdict admitted{std::nullopt, "'" + request.member + "' joined (pid " + std::to_string(request.pid) + " on " +
+                                     request.host_name + ")"};
+  if (status->hosts_trainers && !request.gemm_kernels.empty()) {
+    if (kernels_member_.empty()) {
+      kernels_member_ = request.member;
+      kernels_ = request.gemm_kernels;
+    } else if (request.gemm_kernels != kernels_) {
+      admitted.warning = "the trainers of '" + request.member + "' compute with " + request.gemm_kernels +
+                         ", those of '" + kernels_member_ + "' with " + kernels_ +
+                         ": the run stays consistent, but its parameters will not equal a one-process run "
+                         "bit for bit; for that, give every member the same kernels (with oneDNN: "
+                         "ONEDNN_MAX_CPU_ISA=AVX2, or the ISA all the machines have, in each member's environment)";
+    }
+  }
+  return admitted;
 }
 
 bool Membership::Heartbeat(const std::string& member, uint64_t seq, Clock::time_point now) {

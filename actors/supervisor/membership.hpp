@@ -46,11 +46,17 @@ class Membership {
     std::string config_digest;
     uint32_t pid = 0;
     std::string host_name;
+    std::string gemm_kernels = {};  // its trainers' GEMM kernels; empty: not said
   };
 
   struct Verdict {
     std::optional<Refusal> refusal;  // empty: admitted
     std::string message;             // for logs on both sides: what to fix
+    // Admitted, but its trainers' GEMM kernels differ from those of the
+    // first trainer member to join: the run stays consistent (every trainer
+    // applies the same sums) but will not equal a one-process run bit for
+    // bit. What to do about it; empty when nothing is wrong.
+    std::string warning = {};
     bool admitted() const { return !refusal; }
   };
 
@@ -65,6 +71,7 @@ class Membership {
     uint32_t pid = 0;
     std::string host_name;
     std::string lost_reason;
+    bool hosts_trainers = false;  // from the topology
   };
 
   // `cluster` supplies the expected members, the secret and the timeouts;
@@ -111,6 +118,7 @@ class Membership {
   Clock::time_point join_deadline_;
   std::vector<MemberStatus> members_;      // in topology order
   std::map<std::string, std::string> nonces_;  // member -> outstanding nonce
+  std::string kernels_member_, kernels_;  // the first trainer member to join, and its GEMM kernels
 };
 
 const char* RefusalName(Membership::Refusal r);

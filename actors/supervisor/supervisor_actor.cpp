@@ -187,7 +187,8 @@ caf::result<caf::message> Admit(Self self, const wire::Frame<wire::Join>& frame)
   if (!join.ok()) return Reject(join.status());
   auto r = join->root();
   Membership::JoinRequest req{wire::Str(r.getMember()), wire::Bytes(r.getProof()), wire::Str(r.getBuild()),
-                              wire::Str(r.getConfigDigest()), r.getPid(), wire::Str(r.getHostName())};
+                              wire::Str(r.getConfigDigest()), r.getPid(), wire::Str(r.getHostName()),
+                              wire::Str(r.getGemmKernels())};
   auto verdict = st.stopping ? Membership::Verdict{Membership::Refusal::kDuplicateMember, "the run is ending"}
                              : st.membership->Join(req, Clock::now());
   if (!verdict.admitted()) {
@@ -204,6 +205,7 @@ caf::result<caf::message> Admit(Self self, const wire::Frame<wire::Join>& frame)
   st.node_member[node.address()] = req.member;
   self->monitor(node);
   spdlog::info("member {} joined (pid {} on {})", Describe(st.cfg.cluster, req.member), req.pid, req.host_name);
+  if (!verdict.warning.empty()) spdlog::warn("{}", verdict.warning);
   return caf::make_message(wire::Encode<wire::JoinReply>([&](wire::JoinReply::Builder b) {
     auto admitted = b.initAdmitted();
     admitted.setCoordinator(wire::AsText(st.cfg.cluster.coordinator));

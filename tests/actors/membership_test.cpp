@@ -113,3 +113,47 @@ TEST_CASE("a flood of hellos under made-up names cannot grow the challenge table
   m.Challenge("a", "fresh");
   REQUIRE(m.Join(Request("a", cluster.secret, "fresh"), {}).admitted());
 }
+
+TEST_CASE("trainer members whose GEMM kernels differ are admitted with a warning naming both", "[actors]") {
+  auto cluster = testing::TwoMemberCluster();
+  config::Member c = cluster.members[1];
+  c.name = "c";
+  c.port = 7703;
+  cluster.members.push_back(c);
+  Membership m(cluster, "build-1", "cfg", {});
+  auto join = [&](const std::string& member, const std::string& kernels) {
+    m.Challenge(member, "n-" + member);
+    auto request = Request(member, cluster.secret, "n-" + member);
+    request.gemm_kernels = kernels;
+    return m.Join(request, {});
+  };
+  // 'a' hosts no trainer: its kernels set nothing and differ from nothing.
+  auto a = join("a", "cpu (oneDNN sgemm avx2, 1 thread per trainer)");
+  REQUIRE(a.admitted());
+  REQUIRE(a.warning.empty());
+  auto b = join("b", "cpu (oneDNN sgemm avx512_core, 1 thread per trainer)");
+  REQUIRE(b.admitted());
+  REQUIRE(b.warning.empty());
+  auto c_joined = join("c", "cpu (oneDNN sgemm avx2, 1 thread per trainer)");
+  REQUIRE(c_joined.admitted());
+  REQUIRE_THAT(c_joined.warning, Catch::Contains("the trainers of 'c' compute with cpu (oneDNN sgemm avx2"));
+  REQUIRE_THAT(c_joined.warning, Catch::Contains("those of 'b' with cpu (oneDNN sgemm avx512_core"));
+  REQUIRE_THAT(c_joined.warning, Catch::Contains("ONEDNN_MAX_CPU_ISA"));
+}
+
+TEST_CASE("trainer members with the same GEMM kernels join without a warning", "[actors]") {
+  auto cluster = testing::TwoMemberCluster();
+  config::Member c = cluster.members[1];
+  c.name = "c";
+  c.port = 7703;
+  cluster.members.push_back(c);
+  Membership m(cluster, "build-1", "cfg", {});
+  for (const std::string member : {"a", "b", "c"}) {
+    m.Challenge(member, "n-" + member);
+    auto request = Request(member, cluster.secret, "n-" + member);
+    request.gemm_kernels = "cpu (oneDNN sgemm avx512_core, 1 thread per trainer)";
+    auto v = m.Join(request, {});
+    REQUIRE(v.admitted());
+    REQUIRE(v.warning.empty());
+  }
+}

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -147,6 +149,38 @@ TEST_CASE("a node with another cluster secret is refused and the coordinator kee
   REQUIRE(a_code == 128 + SIGTERM);  // as `actorrec train` stopped by a signal
   REQUIRE(b_code == 0);
   REQUIRE_THAT(b->Log(), Catch::Contains("stopping: signal"));
+}
+
+// Each member's trainers report their GEMM kernels when they join; the
+// coordinator warns when two trainer members differ (here: oneDNN held to
+// AVX2 on one of them), since the run then cannot equal a one-process run
+// bit for bit.
+TEST_CASE("the coordinator warns when trainer members compute with different GEMM kernels", "[cluster]") {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  const std::string flags((std::istreambuf_iterator<char>(cpuinfo)), std::istreambuf_iterator<char>());
+  if (flags.find(" avx512f") == std::string::npos) {
+    WARN("not checked: needs a CPU with AVX-512, so that ONEDNN_MAX_CPU_ISA=AVX2 changes the kernels");
+    return;
+  }
+  Cluster c;
+  std::string topology = Topology(c.port_a, c.port_b, kSecret);
+  const std::string a_roles = "roles = [\"sampler\", \"oracle\", \"embedding\"]";
+  topology.replace(topology.find(a_roles), a_roles.size(),
+                   "roles = [\"sampler\", \"oracle\", \"embedding\", \"trainer\"]\ntrainers = 2");
+  WriteBytes(c.config, topology);
+  auto a = c.Start("a");
+  setenv("ONEDNN_MAX_CPU_ISA", "AVX2", 1);
+  auto b = c.Start("b");
+  unsetenv("ONEDNN_MAX_CPU_ISA");
+  const bool ready = a->WaitForLog("cluster ready", kStartup);
+  INFO("log of a:\n" << a->Log() << "\nlog of b:\n" << b->Log());
+  REQUIRE(ready);
+  REQUIRE_THAT(a->Log(), Catch::Contains("compute with cpu (oneDNN sgemm avx2"));
+  REQUIRE_THAT(a->Log(), Catch::Contains("with cpu (oneDNN sgemm avx512"));
+  REQUIRE_THAT(a->Log(), Catch::Contains("ONEDNN_MAX_CPU_ISA"));
+  a->Signal(SIGTERM);
+  CHECK(ExitCodeOrStacks(*a, 10s).has_value());
+  CHECK(ExitCodeOrStacks(*b, 10s).has_value());
 }
 
 TEST_CASE("a member that never joins is named when the join timeout passes", "[cluster]") {
