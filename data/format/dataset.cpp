@@ -37,6 +37,15 @@ const uint32_t* Iota() {
   return iota.data();
 }
 
+// Copies ahead whose source is prefetched in a shuffled read: each copy
+// reads its own cache line of a column, a miss to memory, and the loop body
+// is a few instructions, so the miss must be asked for far ahead. Measured
+// (format_bench, batches of 2048, single-hot Criteo shape): no prefetch 9.2 M
+// samples/s with a window of 8 chunks and 4.4 M with a full permutation;
+// 32 ahead 11–13 M and 6.3 M; 128 ahead 17.5–18.3 M and 10.1 M; 512 ahead
+// less again (15–16 M, 7.7 M).
+constexpr size_t kGatherPrefetch = 128;
+
 // Makes *offsets those of `count` single-hot bags: 0, 1, ..., count.
 void SingleHotOffsets(size_t count, std::vector<uint32_t>* offsets) {
   if (count < kIotaEntries) {
@@ -231,9 +240,19 @@ Status Dataset::ReadSamples(std::span<const uint64_t> samples, SampleBlock* out)
   out->labels.resize(k);
   out->dense.resize(k * num_dense);
   column([](const ChunkView& view) { return view.labels; });
-  for (size_t j = 0; j < k; ++j) out->labels[dest[j]] = static_cast<const float*>(base[slot[j]])[row[j]];
+  for (size_t j = 0; j < k; ++j) {
+    if (j + kGatherPrefetch < k) {
+      __builtin_prefetch(static_cast<const float*>(base[slot[j + kGatherPrefetch]]) + row[j + kGatherPrefetch]);
+    }
+    out->labels[dest[j]] = static_cast<const float*>(base[slot[j]])[row[j]];
+  }
   column([](const ChunkView& view) { return view.dense; });
   for (size_t j = 0; j < k; ++j) {
+    if (j + kGatherPrefetch < k) {
+      const float* ahead = static_cast<const float*>(base[slot[j + kGatherPrefetch]]) + row[j + kGatherPrefetch] * num_dense;
+      __builtin_prefetch(ahead);
+      __builtin_prefetch(ahead + num_dense - 1);  // a row may straddle two lines
+    }
     std::memcpy(out->dense.data() + dest[j] * num_dense, static_cast<const float*>(base[slot[j]]) + row[j] * num_dense,
                 num_dense * sizeof(float));
   }
@@ -242,7 +261,13 @@ Status Dataset::ReadSamples(std::span<const uint64_t> samples, SampleBlock* out)
     if (!header_.multi_hot[t]) {
       column([t](const ChunkView& view) { return view.tables[t].values; });
       table.values.resize(k);
-      for (size_t j = 0; j < k; ++j) table.values[dest[j]] = static_cast<const RowId*>(base[slot[j]])[row[j]];
+      RowId* values = table.values.data();
+      for (size_t j = 0; j < k; ++j) {
+        if (j + kGatherPrefetch < k) {
+          __builtin_prefetch(static_cast<const RowId*>(base[slot[j + kGatherPrefetch]]) + row[j + kGatherPrefetch]);
+        }
+        values[dest[j]] = static_cast<const RowId*>(base[slot[j]])[row[j]];
+      }
       SingleHotOffsets(k, &table.offsets);
       continue;
     }
@@ -250,6 +275,9 @@ Status Dataset::ReadSamples(std::span<const uint64_t> samples, SampleBlock* out)
     // Bag lengths into offsets[dest + 1], prefix sums in batch order, then the bags.
     column([t](const ChunkView& view) { return view.tables[t].offsets; });
     for (size_t j = 0; j < k; ++j) {
+      if (j + kGatherPrefetch < k) {
+        __builtin_prefetch(static_cast<const uint32_t*>(base[slot[j + kGatherPrefetch]]) + row[j + kGatherPrefetch]);
+      }
       const uint32_t* in = static_cast<const uint32_t*>(base[slot[j]]) + row[j];
       table.offsets[dest[j] + 1] = in[1] - in[0];
     }
@@ -264,6 +292,10 @@ Status Dataset::ReadSamples(std::span<const uint64_t> samples, SampleBlock* out)
     }
     table.values.resize(total);
     for (size_t j = 0; j < k; ++j) {
+      if (j + kGatherPrefetch < k) {  // its offsets were just read above, so the bag's place is at hand
+        const ChunkView::Table& ahead = views[slot[j + kGatherPrefetch]].tables[t];
+        __builtin_prefetch(ahead.values + ahead.offsets[row[j + kGatherPrefetch]]);
+      }
       const ChunkView::Table& in = views[slot[j]].tables[t];
       const uint32_t first = in.offsets[row[j]];
       std::memcpy(table.values.data() + table.offsets[dest[j]], in.values + first,
