@@ -49,12 +49,9 @@ embedding_shards = 2
 )";
 
 std::string Digest(const TempDir& dir) {
-  std::ifstream metrics(dir.File("runs/ck/metrics.jsonl"));
-  std::string line, last;
-  while (std::getline(metrics, line)) last = line;
-  std::smatch m;
-  REQUIRE(std::regex_search(last, m, std::regex("\"parameter_digest\":\"([0-9a-f]+)\"")));
-  return m[1];
+  const std::string digest = DigestIn(ReadBytes(dir.File("runs/ck/metrics.jsonl")));
+  REQUIRE(digest.size() == 16);
+  return digest;
 }
 
 }  // namespace

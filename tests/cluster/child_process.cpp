@@ -102,6 +102,14 @@ std::string ChildProcess::Stacks() const {
   return out.empty() ? "(no stacks: is gdb installed and may it attach?)" : out;
 }
 
+std::string DigestIn(const std::string& metrics) {
+  const std::string key = "\"parameter_digest\":\"";
+  const size_t at = metrics.rfind(key);
+  if (at == std::string::npos) return "";
+  const size_t begin = at + key.size();
+  return metrics.substr(begin, metrics.find('"', begin) - begin);
+}
+
 uint16_t FreePort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};

@@ -45,6 +45,10 @@ class ChildProcess {
 uint16_t FreePort();
 
 
+// The parameter digest of the last summary in a metrics.jsonl's text (the
+// "parameter_digest" field); empty when there is none.
+std::string DigestIn(const std::string& metrics);
+
 // The actorrec binary under test, from $ACTORREC_BIN (set by meson).
 std::string ActorrecBinary();
 

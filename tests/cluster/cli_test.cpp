@@ -172,16 +172,6 @@ roles = ["all"]
 
 namespace {
 
-// The parameter digest in a run's metrics file (its summary line).
-std::string DigestOf(const std::string& metrics_path) {
-  std::ifstream in(metrics_path);
-  std::string line, last;
-  while (std::getline(in, line)) last = line;
-  const std::string key = "\"parameter_digest\":\"";
-  const size_t at = last.find(key);
-  return at == std::string::npos ? "" : last.substr(at + key.size(), 16);
-}
-
 bool CpuHas(const std::string& flag) {
   std::ifstream in("/proc/cpuinfo");
   std::string word;
@@ -231,7 +221,7 @@ embedding_shards = 2
 )");
   setenv("ONEDNN_MAX_CPU_ISA", "AVX2", 1);
   auto native = Actorrec(dir, {"train", "--lockstep", "--config", dir.File("small.toml")}, "native.log");
-  const std::string native_digest = DigestOf(dir.File("runs/isa/metrics.jsonl"));
+  const std::string native_digest = DigestIn(ReadBytes(dir.File("runs/isa/metrics.jsonl")));
   ChildProcess emulated({"/usr/bin/valgrind", "--tool=none", ActorrecBinary(), "train", "--lockstep", "--config",
                          dir.File("small.toml")},
                         dir.File("valgrind.log"));
@@ -241,5 +231,5 @@ embedding_shards = 2
   REQUIRE(native.code == 0);
   REQUIRE(code == 0);
   REQUIRE(native_digest.size() == 16);
-  REQUIRE(DigestOf(dir.File("runs/isa/metrics.jsonl")) == native_digest);
+  REQUIRE(DigestIn(ReadBytes(dir.File("runs/isa/metrics.jsonl"))) == native_digest);
 }

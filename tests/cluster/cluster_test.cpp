@@ -247,14 +247,6 @@ std::vector<std::string> EvalsIn(const std::string& metrics) {
   return evals;
 }
 
-std::string DigestIn(const std::string& metrics) {
-  const std::string key = "\"parameter_digest\":\"";
-  const size_t at = metrics.rfind(key);
-  if (at == std::string::npos) return "";
-  const size_t begin = at + key.size();
-  return metrics.substr(begin, metrics.find('"', begin) - begin);
-}
-
 }  // namespace
 
 TEST_CASE("a run split across processes (sampler + oracle, 2 shards, 2 and 4 trainers) equals the one-process run",
