@@ -279,7 +279,7 @@ TEST_CASE("a run split across processes (sampler + oracle, 2 shards, 2 and 4 tra
                         Member("e", FreePort(), "\"embedding\"", "embedding_shards = 2\n");
   std::vector<std::string> names = {"a", "e"};
   for (uint32_t m = 0; m < trainers / 2; ++m) {
-    names.push_back("t" + std::to_string(m));
+    names.push_back(std::string("t").append(std::to_string(m)));  // appends: GCC 12 -Wrestrict false positive
     members += Member(names.back(), FreePort(), "\"trainer\"", "trainers = 2\n");
   }
   WriteBytes(dir.File("split.toml"), SplitRun(split_dir, members, mode));
