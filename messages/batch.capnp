@@ -53,7 +53,9 @@ struct KeyedJagged {
   # bag; empty when offsets[i] = offsets[i+1]).
   table @0 :UInt32;
   values @1 :List(UInt64);   # row ids in [0, rows of table), bag after bag, in sample order
-  offsets @2 :List(UInt32);  # samples + 1 entries: 0 = offsets[0] ≤ … ≤ offsets[samples] = values.size
+  offsets @2 :List(UInt32);  # samples + 1 entries: 0 = offsets[0] ≤ … ≤ offsets[samples] = values.size;
+                             # empty when every bag holds exactly one id (single-hot: offsets[i] = i),
+                             # which then needs values.size = samples (a third of a single-hot table's bytes)
 }
 
 struct InverseKeyedJagged {
@@ -73,6 +75,6 @@ struct InverseKeyedJagged {
 
   struct UniqueBags {
     values @0 :List(UInt64);   # row ids of the U unique bags, bag after bag
-    offsets @1 :List(UInt32);  # U + 1 entries: bag u is values[offsets[u] .. offsets[u+1])
+    offsets @1 :List(UInt32);  # U + 1 entries: bag u is values[offsets[u] .. offsets[u+1]); empty when single-hot
   }
 }

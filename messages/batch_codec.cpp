@@ -20,9 +20,19 @@ void CopyFrom(const Vec& v, Builder list) {
   for (unsigned i = 0; i < v.size(); ++i) list.set(i, v[i]);
 }
 
-void SetBags(const data::SampleBlock::Table& t, KeyedJagged::Builder b) {
+// Whether every bag holds exactly one id: offsets 0, 1, …, n.
+bool SingleHot(const data::SampleBlock::Table& t) {
+  if (t.offsets.size() != t.values.size() + 1) return false;
+  bool iota = true;
+  for (size_t i = 0; i < t.offsets.size(); ++i) iota &= t.offsets[i] == i;
+  return iota;
+}
+
+// Values and offsets; offsets left empty for single-hot bags (batch.capnp).
+template <class Builder>
+void SetBags(const data::SampleBlock::Table& t, Builder b) {
   CopyFrom(t.values, b.initValues(static_cast<unsigned>(t.values.size())));
-  CopyFrom(t.offsets, b.initOffsets(static_cast<unsigned>(t.offsets.size())));
+  if (!SingleHot(t)) CopyFrom(t.offsets, b.initOffsets(static_cast<unsigned>(t.offsets.size())));
 }
 
 // Values and offsets of `bags` bags, checked; `what` names them in errors.
@@ -30,6 +40,19 @@ template <class Reader>
 Status ReadBags(Reader r, size_t bags, const std::string& what, data::SampleBlock::Table* out) {
   auto offsets = r.getOffsets();
   auto values = r.getValues();
+  if (offsets.size() == 0) {  // single-hot: one id a bag
+    if (values.size() != bags) {
+      return Status::Corruption(what + " has no offsets (one id a bag) but " + std::to_string(values.size()) +
+                                " values for " + std::to_string(bags) + " bags");
+    }
+    for (unsigned i = 0; i < values.size(); ++i) {
+      if (values[i] > UINT32_MAX) return Status::Corruption(what + ": row id above 2^32 - 1 at value " + std::to_string(i));
+    }
+    CopyTo(values, &out->values);
+    out->offsets.resize(bags + 1);
+    for (size_t i = 0; i <= bags; ++i) out->offsets[i] = static_cast<uint32_t>(i);
+    return Status::Ok();
+  }
   if (offsets.size() != bags + 1) {
     return Status::Corruption(what + " has " + std::to_string(offsets.size()) + " offsets for " +
                               std::to_string(bags) + " bags");
@@ -77,10 +100,7 @@ Frame<Batch> EncodeBatch(const data::Batch& batch, const data::Ikjt* ikjt) {
       CopyFrom(group.tables, groups[g].initTables(static_cast<unsigned>(group.tables.size())));
       CopyFrom(group.inverse, groups[g].initInverse(static_cast<unsigned>(group.inverse.size())));
       auto unique = groups[g].initUnique(static_cast<unsigned>(group.unique.size()));
-      for (unsigned k = 0; k < group.unique.size(); ++k) {
-        CopyFrom(group.unique[k].values, unique[k].initValues(static_cast<unsigned>(group.unique[k].values.size())));
-        CopyFrom(group.unique[k].offsets, unique[k].initOffsets(static_cast<unsigned>(group.unique[k].offsets.size())));
-      }
+      for (unsigned k = 0; k < group.unique.size(); ++k) SetBags(group.unique[k], unique[k]);
     }
   });
 }
@@ -141,7 +161,10 @@ Status DecodeBatch(const Frame<Batch>& frame, data::Batch* out) {
       if (t >= num_tables || seen[t]++) {
         return Status::Corruption(name + ": IKJT table " + std::to_string(t) + " is out of range or repeated");
       }
-      if (k == 0) tuples = g.getUnique()[0].getOffsets().size() - (g.getUnique()[0].getOffsets().size() > 0);
+      if (k == 0) {  // the first table's bag count: its offsets less one, or one bag an id without offsets
+        auto first = g.getUnique()[0];
+        tuples = first.getOffsets().size() > 0 ? first.getOffsets().size() - 1 : first.getValues().size();
+      }
       group.unique.emplace_back();
       if (auto st = ReadBags(g.getUnique()[k], tuples, name + " IKJT table " + std::to_string(t), &group.unique.back());
           !st.ok()) {

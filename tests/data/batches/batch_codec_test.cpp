@@ -45,6 +45,36 @@ TEST_CASE("a batch survives encoding in KJT and in IKJT form", "[data]") {
   REQUIRE(ikjt_side == batch);
 }
 
+TEST_CASE("single-hot tables travel without offsets and come back with them", "[data]") {
+  auto batch = RandomBatch(11);
+  const size_t n = batch.samples.size();
+  auto& single = batch.samples.tables[2];
+  single.values.clear();
+  single.offsets.assign(1, 0);
+  for (size_t i = 0; i < n; ++i) {
+    single.values.push_back(static_cast<data::RowId>(i % 5));
+    single.offsets.push_back(static_cast<uint32_t>(i + 1));
+  }
+  const auto frame = wire::EncodeBatch(batch);
+  auto with_offsets = batch;
+  with_offsets.samples.tables[2].values.push_back(0);  // two ids in the last bag: not single-hot
+  with_offsets.samples.tables[2].offsets.back() += 1;
+  // The single-hot table saves its n + 1 offsets (4 bytes each, in 8-byte words).
+  REQUIRE(wire::EncodeBatch(with_offsets).bytes.size() >= frame.bytes.size() + 4 * n);
+  data::Batch out;
+  REQUIRE(wire::DecodeBatch(frame, &out).ok());
+  REQUIRE(out == batch);
+  auto ikjt = data::Deduplicate(batch.samples.tables, data::SingletonGroups(4));
+  REQUIRE(wire::DecodeBatch(wire::EncodeBatch(batch, &ikjt), &out).ok());
+  REQUIRE(out == batch);
+  // No samples at all.
+  data::Batch empty = batch;
+  empty.samples.Reset(3, 4);
+  empty.slice_end = 0;
+  REQUIRE(wire::DecodeBatch(wire::EncodeBatch(empty), &out).ok());
+  REQUIRE(out == empty);
+}
+
 TEST_CASE("batch frames with inconsistent structure are refused, naming the batch", "[data]") {
   auto batch = RandomBatch(7);
   data::Batch out;
@@ -64,6 +94,17 @@ TEST_CASE("batch frames with inconsistent structure are refused, naming the batc
     t.offsets.back() = 4;
     auto st = wire::DecodeBatch(wire::EncodeBatch(batch), &out);
     REQUIRE_THAT(st.message(), Catch::Contains("table 1"));
+  }
+  SECTION("no offsets (one id a bag) but another number of ids") {
+    auto& t = batch.samples.tables[3];
+    t.values.assign(batch.samples.size() + 1, 1);
+    t.offsets.resize(batch.samples.size() + 1);
+    for (size_t i = 0; i < t.offsets.size(); ++i) t.offsets[i] = static_cast<uint32_t>(i);
+    t.values.pop_back();
+    t.values.pop_back();  // n − 1 ids: offsets past the last id; encoded as they are
+    auto frame = wire::EncodeBatch(batch);
+    auto st = wire::DecodeBatch(frame, &out);
+    REQUIRE(st.code() == Status::Code::kCorruption);
   }
   SECTION("an inverse index past the tuples") {
     auto ikjt = data::Deduplicate(batch.samples.tables, data::SingletonGroups(4));
