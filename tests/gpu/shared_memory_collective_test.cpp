@@ -95,7 +95,7 @@ TEST_CASE("the shared-memory all-reduce equals the sequential rank-order sum and
 TEST_CASE("the shared-memory broadcast and barrier", "[gpu]") {
   const uint32_t w = 3;
   std::vector<std::vector<float>> got(w);
-  std::vector<bool> ok(w, false);
+  std::vector<char> ok(w, 0);  // not vector<bool>: its ranks would write bits of one byte at once (a data race)
   RunShared(w, std::chrono::milliseconds(10000), [&](uint32_t r, Collective& c) {
     std::vector<float> x(5, static_cast<float>(r));
     const bool a = c.Broadcast(x.data(), x.size(), 2).ok();
