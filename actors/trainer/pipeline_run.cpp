@@ -32,16 +32,15 @@ constexpr std::chrono::seconds kCheckpointWait{3600};
 
 // AskAndWait, with `who` in the error.
 template <class OnAnswer, class... Args>
-Status AskWithin(std::chrono::seconds wait, caf::scoped_actor& self, const caf::actor& a, const std::string& who,
+Status AskWithin(std::chrono::seconds wait, caf::actor_system& sys, const caf::actor& a, const std::string& who,
                  OnAnswer on_answer, Args&&... args) {
-  Status st = AskAndWait(self->system(), a, wait, on_answer, std::forward<Args>(args)...);
+  Status st = AskAndWait(sys, a, wait, on_answer, std::forward<Args>(args)...);
   return st.ok() ? st : Status::Unavailable(who + ": " + st.message());
 }
 
 template <class OnAnswer, class... Args>
-Status Ask(caf::scoped_actor& self, const caf::actor& a, const std::string& who, OnAnswer on_answer,
-           Args&&... args) {
-  return AskWithin(kAnswerWait, self, a, who, on_answer, std::forward<Args>(args)...);
+Status Ask(caf::actor_system& sys, const caf::actor& a, const std::string& who, OnAnswer on_answer, Args&&... args) {
+  return AskWithin(kAnswerWait, sys, a, who, on_answer, std::forward<Args>(args)...);
 }
 
 // A cluster member resuming from `dir`: the checkpoint's dense state into
@@ -199,7 +198,7 @@ Status PipelineRun::Launch(const config::Config& cfg, const RunPosition& start, 
   for (const caf::actor& actor : cluster_ ? starting : std::vector<caf::actor>{}) {
     const std::string& name = actor_names_[actor.address()];
     int64_t first = 0;
-    Status st = Ask(*driver_, actor, name + " did not say where it starts", [&](int64_t b) { first = b; },
+    Status st = Ask(*system_, actor, name + " did not say where it starts", [&](int64_t b) { first = b; },
                     position_atom::value);
     if (!st.ok()) return st;
     if (first != first_batch_) {
@@ -402,7 +401,7 @@ Status PipelineRun::FetchDense() {
   const auto state = local.dense_optimizer().state();
   Status copied;
   Status asked = Ask(
-      *driver_, trainer_actors_[0], "trainer[0] did not send its dense parameters",
+      *system_, trainer_actors_[0], "trainer[0] did not send its dense parameters",
       [&](std::vector<float>& p, std::vector<float>& o) {
         if (p.size() != params.size() || o.size() != state.size()) {
           copied = Status::Corruption("trainer[0] sent " + std::to_string(p.size()) + " dense parameters and " +
@@ -430,7 +429,7 @@ Status PipelineRun::PeekRows(const wire::RowKeys& keys, float* out) {
   auto ask = [&](const caf::actor& a, const std::string& name, const wire::RowKeys& asked) -> Status {
     wire::Frame<wire::Rows> answer;
     Status st = Ask(
-        *driver_, a, name + " did not answer for the rows to evaluate",
+        *system_, a, name + " did not answer for the rows to evaluate",
         [&](wire::Frame<wire::Rows>& rows) { answer = std::move(rows); }, peek_atom::value,
         wire::EncodeRowFetch({}, asked));
     if (!st.ok()) return st;
@@ -470,7 +469,7 @@ Status PipelineRun::PeekRows(const wire::RowKeys& keys, float* out) {
 
 Status PipelineRun::CachedRowsOf(uint32_t w, wire::Frame<wire::Rows>* frame, wire::RowPayload* rows) {
   Status st = Ask(
-      *driver_, trainer_actors_[w], "trainer[" + std::to_string(w) + "] did not send its cached rows",
+      *system_, trainer_actors_[w], "trainer[" + std::to_string(w) + "] did not send its cached rows",
       [&](wire::Frame<wire::Rows>& answer) { *frame = std::move(answer); }, cached_atom::value);
   if (!st.ok()) return st;
   return wire::DecodeRows(*frame, parts_->row_optimizer->row_floats(), rows);
@@ -509,7 +508,7 @@ Status PipelineRun::FlushCaches() {
     });
     const std::string who = "embedding_shard[" + std::to_string(s) + "]";
     Status st = AskWithin(
-        kCheckpointWait, *driver_, shard_actors_[s], who + " did not store the cached rows", [](ok_atom) {},
+        kCheckpointWait, *system_, shard_actors_[s], who + " did not store the cached rows", [](ok_atom) {},
         store_atom::value, std::move(frame));
     if (!st.ok()) return st;
   }
@@ -530,7 +529,7 @@ Status PipelineRun::SaveCheckpoint(const std::string& dir) {
                            [&](uint32_t s, const std::string& path, int64_t batch) {
                              const std::string who = "embedding_shard[" + std::to_string(s) + "]";
                              return AskWithin(
-                                 kCheckpointWait, *driver_, shard_actors_[s], who + " did not write " + path +
+                                 kCheckpointWait, *system_, shard_actors_[s], who + " did not write " + path +
                                      (cluster_ ? " (is the checkpoint directory on a filesystem every member sees?)"
                                                : ""),
                                  [](ok_atom) {}, checkpoint_atom::value, path, batch);
@@ -543,7 +542,7 @@ Result<uint64_t> PipelineRun::ParameterDigest() {
   // Asked of the actors, wherever they run: each trainer's dense replica
   // (all must agree) and each shard's rows.
   auto ask = [&](const caf::actor& a, const std::string& name, uint64_t* out) -> Status {
-    return Ask(*driver_, a, name + " did not report its parameter digest", [&](uint64_t d) { *out = d; },
+    return Ask(*system_, a, name + " did not report its parameter digest", [&](uint64_t d) { *out = d; },
                digest_atom::value);
   };
   uint64_t dense = 0;
@@ -571,7 +570,7 @@ Result<std::vector<ShardUsage>> PipelineRun::ShardUsages() {
   std::vector<ShardUsage> usage;
   for (size_t s = 0; s < shard_actors_.size(); ++s) {
     Status st = Ask(
-        *driver_, shard_actors_[s], "embedding_shard[" + std::to_string(s) + "] did not report its memory",
+        *system_, shard_actors_[s], "embedding_shard[" + std::to_string(s) + "] did not report its memory",
         [&](uint64_t rows, uint64_t bytes) { usage.push_back({rows, bytes}); }, usage_atom::value);
     if (!st.ok()) return st;
   }
@@ -582,7 +581,7 @@ Result<PipelineRun::PlanReport> PipelineRun::OracleStats() {
   if (cluster_ && !error_.empty()) return Status::Unavailable("no oracle statistics: " + error_);
   PlanReport report;
   Status st = Ask(
-      *driver_, oracle_, "the oracle did not report its plan statistics",
+      *system_, oracle_, "the oracle did not report its plan statistics",
       [&](std::string& summary, std::string& json) {
         report.summary = std::move(summary);
         report.json = std::move(json);
