@@ -151,9 +151,7 @@ template <class V>
 ACTORREC_VECTOR_CLONES
 void InteractionBackward(const float* dr, const float* z, const float* pooled, size_t n, size_t T, size_t d,
                          size_t width, float* dz, float* dpooled, float* G) {
-  if (T == 0) {
-    for (size_t i = 0; i < n; ++i) std::copy(dr + i * width, dr + i * width + d, dz + i * d);
-  } else if (d % kLanes == 0) {
+  if (d % kLanes == 0) {
     InteractionBackwardIn<Lanes>(dr, z, pooled, n, T, d, width, dz, dpooled, G);
   } else {
     InteractionBackwardIn<float>(dr, z, pooled, n, T, d, width, dz, dpooled, G);
