@@ -3,8 +3,12 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <string>
+#include <type_traits>
+
+#include "base/vector_clones.hpp"
 
 #ifdef ACTORREC_HAVE_DNNL
 #include <oneapi/dnnl/dnnl.h>
@@ -63,6 +67,121 @@ inline void ScaleRow(float* row, float scale, size_t width) {
   for (size_t j = 0; j < width; ++j) row[j] *= scale;
 }
 
+// Calls f with std::integral_constant<size_t, width> for the usual
+// embedding widths (multiples of 16 floats up to 128), and with 0 (width
+// known only at run time) otherwise.
+template <class F>
+void WithWidth(size_t width, F f) {
+  switch (width) {
+    case 16: return f(std::integral_constant<size_t, 16>{});
+    case 32: return f(std::integral_constant<size_t, 32>{});
+    case 64: return f(std::integral_constant<size_t, 64>{});
+    case 128: return f(std::integral_constant<size_t, 128>{});
+    default: return f(std::integral_constant<size_t, 0>{});
+  }
+}
+
+// The row operations at a width known at compile time: blocks of 16 floats
+// as GCC vectors (one AVX-512 register, two AVX2, four SSE). With the width
+// known only at run time GCC turns CopyRow into a call to memmove for every
+// row (64 bytes at width 16); with a constant width and plain loops it
+// unrolls the adds into scalar ones. Lane j does what the scalar loop does to
+// element j, so the bits are the same.
+using Block = float __attribute__((vector_size(64)));
+constexpr size_t kBlock = sizeof(Block) / sizeof(float);
+
+// Each block is copied in and out with memcpy (rows need not be aligned);
+// no function takes or returns a Block, whose ABI differs between the clones.
+template <size_t kWidth>
+struct FixedRow {
+  static_assert(kWidth % kBlock == 0);
+  static void Copy(float* out, const float* in) { std::memcpy(out, in, kWidth * sizeof(float)); }
+  static void Add(float* acc, const float* in) {
+    for (size_t c = 0; c < kWidth; c += kBlock) {
+      Block a, b;
+      std::memcpy(&a, acc + c, sizeof a);
+      std::memcpy(&b, in + c, sizeof b);
+      a += b;
+      std::memcpy(acc + c, &a, sizeof a);
+    }
+  }
+  static void AddScaled(float* acc, const float* in, float scale) {
+    for (size_t c = 0; c < kWidth; c += kBlock) {
+      Block a, b;
+      std::memcpy(&a, acc + c, sizeof a);
+      std::memcpy(&b, in + c, sizeof b);
+      a += b * scale;  // product rounded, then added (no FMA)
+      std::memcpy(acc + c, &a, sizeof a);
+    }
+  }
+  static void Scale(float* row, float scale) {
+    for (size_t c = 0; c < kWidth; c += kBlock) {
+      Block a;
+      std::memcpy(&a, row + c, sizeof a);
+      a *= scale;
+      std::memcpy(row + c, &a, sizeof a);
+    }
+  }
+};
+
+// The same at run time.
+struct AnyRow {
+  size_t width;
+  void Copy(float* out, const float* in) const { CopyRow(out, in, width); }
+  void Add(float* acc, const float* in) const { AddRow(acc, in, width); }
+  void AddScaled(float* acc, const float* in, float scale) const { AddScaledRow(acc, in, scale, width); }
+  void Scale(float* row, float scale) const { ScaleRow(row, scale, width); }
+};
+
+template <class Row>
+ACTORREC_VECTOR_CLONES void PoolRows(Row row_ops, size_t width, const float* rows, size_t row_stride,
+                                     const SlotBags& bags, Pooling pooling, float* out, size_t out_stride) {
+  auto row_of = [&](uint32_t p) { return rows + size_t{bags.unique_slots[bags.inverse[p]]} * row_stride; };
+  for (size_t i = 0; i < bags.samples; ++i) {
+    float* o = out + i * out_stride;
+    const uint32_t begin = bags.offsets[i], end = bags.offsets[i + 1];
+    if (begin == end) {
+      std::fill(o, o + width, 0.0f);
+      continue;
+    }
+    // The sum starts from the first row itself, not from +0.0f, so that a
+    // one-row bag pools to that row's exact bits (−0.0f included).
+    row_ops.Copy(o, row_of(begin));
+    for (uint32_t p = begin + 1; p < end; ++p) row_ops.Add(o, row_of(p));
+    if (pooling == Pooling::kMean) row_ops.Scale(o, 1.0f / static_cast<float>(end - begin));
+  }
+}
+
+template <class Row>
+ACTORREC_VECTOR_CLONES void GradToUnique(Row row_ops, size_t width, const float* pooled_grad, size_t in_stride,
+                                         const SlotBags& bags, Pooling pooling, float* grad_unique) {
+  std::fill(grad_unique, grad_unique + bags.unique_count * width, -0.0f);
+  // Samples in order, and positions in order within a sample: each unique
+  // row receives its contributions in ascending p.
+  for (size_t i = 0; i < bags.samples; ++i) {
+    const float* g = pooled_grad + i * in_stride;
+    const uint32_t begin = bags.offsets[i], end = bags.offsets[i + 1];
+    if (pooling == Pooling::kMean) {
+      const float scale = 1.0f / static_cast<float>(end - begin);  // unused when the bag is empty
+      for (uint32_t p = begin; p < end; ++p) row_ops.AddScaled(grad_unique + size_t{bags.inverse[p]} * width, g, scale);
+    } else {
+      for (uint32_t p = begin; p < end; ++p) row_ops.Add(grad_unique + size_t{bags.inverse[p]} * width, g);
+    }
+  }
+}
+
+// Runs the loop `run` with the row operations for `width`.
+template <class Run>
+void WithRowOps(size_t width, Run run) {
+  WithWidth(width, [&](auto fixed) {
+    if constexpr (fixed() == 0) {
+      run(AnyRow{width});
+    } else {
+      run(FixedRow<fixed()>{});
+    }
+  });
+}
+
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(CpuGemmLibrary library) : library_(library) { UseOneOpenBlasThread(); }
@@ -101,37 +220,14 @@ class CpuBackend final : public Backend {
 
   void PoolBySlot(const float* rows, size_t row_stride, size_t width, const SlotBags& bags, Pooling pooling,
                   float* out, size_t out_stride) override {
-    auto row_of = [&](uint32_t p) { return rows + size_t{bags.unique_slots[bags.inverse[p]]} * row_stride; };
-    for (size_t i = 0; i < bags.samples; ++i) {
-      float* o = out + i * out_stride;
-      const uint32_t begin = bags.offsets[i], end = bags.offsets[i + 1];
-      if (begin == end) {
-        std::fill(o, o + width, 0.0f);
-        continue;
-      }
-      // The sum starts from the first row itself, not from +0.0f, so that a
-      // one-row bag pools to that row's exact bits (−0.0f included).
-      CopyRow(o, row_of(begin), width);
-      for (uint32_t p = begin + 1; p < end; ++p) AddRow(o, row_of(p), width);
-      if (pooling == Pooling::kMean) ScaleRow(o, 1.0f / static_cast<float>(end - begin), width);
-    }
+    WithRowOps(width, [&](auto row_ops) { PoolRows(row_ops, width, rows, row_stride, bags, pooling, out, out_stride); });
   }
 
   void BagGradToUnique(const float* pooled_grad, size_t in_stride, size_t width, const SlotBags& bags,
                        Pooling pooling, float* grad_unique) override {
-    std::fill(grad_unique, grad_unique + bags.unique_count * width, -0.0f);
-    // Samples in order, and positions in order within a sample: each unique
-    // row receives its contributions in ascending p.
-    for (size_t i = 0; i < bags.samples; ++i) {
-      const float* g = pooled_grad + i * in_stride;
-      const uint32_t begin = bags.offsets[i], end = bags.offsets[i + 1];
-      if (pooling == Pooling::kMean) {
-        const float scale = 1.0f / static_cast<float>(end - begin);  // unused when the bag is empty
-        for (uint32_t p = begin; p < end; ++p) AddScaledRow(grad_unique + size_t{bags.inverse[p]} * width, g, scale, width);
-      } else {
-        for (uint32_t p = begin; p < end; ++p) AddRow(grad_unique + size_t{bags.inverse[p]} * width, g, width);
-      }
-    }
+    WithRowOps(width, [&](auto row_ops) {
+      GradToUnique(row_ops, width, pooled_grad, in_stride, bags, pooling, grad_unique);
+    });
   }
 
  private:
