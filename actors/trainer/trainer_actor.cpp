@@ -64,11 +64,6 @@ void PackRowGrads(const TrainerCore& core, const std::vector<oracle::RowSlot>& r
   }
 }
 
-void ApplyRows(TrainerCore& core, const std::vector<oracle::RowSlot>& rows, const float* sums) {
-  const uint32_t width = core.width();
-  for (size_t i = 0; i < rows.size(); ++i) core.ApplyRow(rows[i].slot, sums + i * width);
-}
-
 void TryAdvance(Self self) {
   auto& st = self->state;
   if (st.failed || st.critical_pending) return;
@@ -133,7 +128,7 @@ void OnSynced(Self self, int64_t batch, uint8_t kind, double behind_s, const std
                             std::to_string(sums.size()) + " floats");
     }
     core.ApplyDense(std::span<const float>(sums.data(), dense));
-    ApplyRows(core, w.plan.critical, sums.data() + dense);
+    core.ApplyRows(w.plan.critical, sums.data() + dense);
     w.times[kApply] += NowSeconds() - start;
     st.critical_pending = false;
     return TryAdvance(self);
@@ -142,7 +137,7 @@ void OnSynced(Self self, int64_t batch, uint8_t kind, double behind_s, const std
     return Fail(self, "delayed sync of batch " + std::to_string(batch) + " returned " + std::to_string(sums.size()) +
                           " floats");
   }
-  ApplyRows(core, w.plan.delayed, sums.data());
+  core.ApplyRows(w.plan.delayed, sums.data());
   w.times[kApply] += NowSeconds() - start;
   // Settled: every update of b is in the caches; its evictions may go back.
   for (const oracle::Eviction& e : w.plan.evictions) st.cached.erase(CachedRowKey(e.table, e.row));

@@ -96,6 +96,21 @@ double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector
   return loss;
 }
 
+void TrainerCore::ApplyRows(std::span<const oracle::RowSlot> rows, const float* sums) {
+  // Each slot is a miss to memory (the cache is megabytes, the rows of a
+  // sync set random in it), and the update a few instructions: the row some
+  // updates ahead is asked for while this one is updated.
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i + kAhead < rows.size()) {
+      const float* ahead = slot(rows[i + kAhead].slot);
+      __builtin_prefetch(ahead, 1);
+      __builtin_prefetch(ahead + row_floats_ - 1, 1);  // a row may straddle two lines
+    }
+    ApplyRow(rows[i].slot, sums + i * width_);
+  }
+}
+
 const float* TrainerCore::RowGrad(uint32_t s) const {
   return s < slots_ && grad_stamp_[s] == stamp_ ? grad_ptr_[s] : nullptr;
 }

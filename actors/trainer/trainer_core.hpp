@@ -74,6 +74,9 @@ class TrainerCore {
 
   // The row optimizer on slot s with `grad` (width() floats).
   void ApplyRow(uint32_t s, const float* grad) { row_optimizer_->Apply(slot(s), grad); }
+  // ApplyRow for each of `rows` with the gradient sums + i·width(): the sync
+  // sets' rows in plan order, whose slots lie all over the cache.
+  void ApplyRows(std::span<const oracle::RowSlot> rows, const float* sums);
 
   // After Backward: this slice's dense gradient (the model's grads()).
   std::span<const float> dense_grads() const;
