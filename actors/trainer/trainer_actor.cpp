@@ -50,20 +50,6 @@ void Fail(Self self, const std::string& what) {
              "trainer " + std::to_string(self->state.args.trainer) + ": " + what);
 }
 
-// Gradients of `rows` (−0.0 for a row this slice did not touch: the
-// identity of the rank-order sum, row_sync.hpp) appended to out.
-void PackRowGrads(const TrainerCore& core, const std::vector<oracle::RowSlot>& rows, std::vector<float>* out) {
-  const uint32_t width = core.width();
-  for (const oracle::RowSlot& r : rows) {
-    const float* g = core.RowGrad(r.slot);
-    if (g) {
-      out->insert(out->end(), g, g + width);
-    } else {
-      out->insert(out->end(), width, -0.0f);
-    }
-  }
-}
-
 void TryAdvance(Self self) {
   auto& st = self->state;
   if (st.failed || st.critical_pending) return;
@@ -99,9 +85,9 @@ void TryAdvance(Self self) {
   // order, so packing them together changes no bit.
   const auto dense = core.dense_grads();
   std::vector<float> critical(dense.begin(), dense.end());
-  PackRowGrads(core, w.plan.critical, &critical);
+  core.PackRowGrads(w.plan.critical, &critical);
   std::vector<float> delayed;
-  PackRowGrads(core, w.plan.delayed, &delayed);
+  core.PackRowGrads(w.plan.delayed, &delayed);
   w.times[kApply] = NowSeconds() - computed;
   w.critical_sent_s = NowSeconds();
   self->send(st.args.scheduler, sync_atom::value, st.next, static_cast<uint8_t>(SyncKind::kCritical),

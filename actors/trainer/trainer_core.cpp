@@ -115,6 +115,26 @@ const float* TrainerCore::RowGrad(uint32_t s) const {
   return s < slots_ && grad_stamp_[s] == stamp_ ? grad_ptr_[s] : nullptr;
 }
 
+void TrainerCore::PackRowGrads(std::span<const oracle::RowSlot> rows, std::vector<float>* out) const {
+  size_t at = out->size();
+  out->resize(at + rows.size() * width_);
+  // RowGrad reads two per-slot arrays at random: asked for some rows ahead.
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0; i < rows.size(); ++i, at += width_) {
+    if (i + kAhead < rows.size() && rows[i + kAhead].slot < slots_) {
+      __builtin_prefetch(&grad_stamp_[rows[i + kAhead].slot]);
+      __builtin_prefetch(&grad_ptr_[rows[i + kAhead].slot]);
+    }
+    const float* g = RowGrad(rows[i].slot);
+    float* to = out->data() + at;
+    if (g) {
+      std::copy(g, g + width_, to);
+    } else {
+      std::fill(to, to + width_, -0.0f);
+    }
+  }
+}
+
 std::span<const float> TrainerCore::dense_grads() const {
   return const_cast<models::Model&>(*model_).grads();
 }

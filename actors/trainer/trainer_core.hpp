@@ -71,6 +71,10 @@ class TrainerCore {
   // After Backward: this slice's gradient of the row in slot s (width()
   // floats), or nullptr when the slice did not touch it.
   const float* RowGrad(uint32_t s) const;
+  // After Backward: RowGrad of each of `rows` appended to *out, −0.0f for a
+  // row this slice did not touch (the identity of the rank-order sum,
+  // row_sync.hpp).
+  void PackRowGrads(std::span<const oracle::RowSlot> rows, std::vector<float>* out) const;
 
   // The row optimizer on slot s with `grad` (width() floats).
   void ApplyRow(uint32_t s, const float* grad) { row_optimizer_->Apply(slot(s), grad); }
