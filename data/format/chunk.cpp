@@ -51,13 +51,14 @@ void EncodeChunk(const SampleBlock& block, const std::vector<bool>& multi_hot, u
 
 Status ParseChunk(std::string_view bytes, const HeaderInfo& header, uint64_t index, bool verify,
                   const std::string& path, ChunkView* view) {
-  const std::string where = "chunk " + std::to_string(index) + " of " + path;
-  if (bytes.size() < kChecksumBytes) return Status::Corruption(where + ": shorter than its checksum");
+  // Named only on failure: a shuffled batch views hundreds of chunks.
+  const auto where = [&] { return "chunk " + std::to_string(index) + " of " + path; };
+  if (bytes.size() < kChecksumBytes) return Status::Corruption(where() + ": shorter than its checksum");
   const std::string_view body = bytes.substr(0, bytes.size() - kChecksumBytes);
   if (verify) {
     uint64_t stored;
     std::memcpy(&stored, body.data() + body.size(), sizeof stored);
-    if (stored != Digest64(body, index)) return Status::Corruption("checksum mismatch in " + where);
+    if (stored != Digest64(body, index)) return Status::Corruption("checksum mismatch in " + where());
   }
 
   const uint32_t m = header.chunk_size(index);
@@ -67,7 +68,7 @@ Status ParseChunk(std::string_view bytes, const HeaderInfo& header, uint64_t ind
   // The columns are 8-aligned in an mmap'ed (page-aligned) file: used in place.
   view->labels = reinterpret_cast<const float*>(walk.Take(m));
   view->dense = reinterpret_cast<const float*>(walk.Take(m * num_dense));
-  const auto overrun = [&] { return Status::Corruption(where + ": columns overrun the chunk"); };
+  const auto overrun = [&] { return Status::Corruption(where() + ": columns overrun the chunk"); };
   if (view->labels == nullptr || view->dense == nullptr) return overrun();
   view->tables.resize(header.schema.num_tables());
   for (size_t t = 0; t < view->tables.size(); ++t) {
@@ -82,7 +83,7 @@ Status ParseChunk(std::string_view bytes, const HeaderInfo& header, uint64_t ind
     table.values = reinterpret_cast<const RowId*>(walk.Take(table.num_values));
     if (table.values == nullptr) return overrun();
   }
-  if (!walk.AtEnd()) return Status::Corruption(where + ": size disagrees with its columns");
+  if (!walk.AtEnd()) return Status::Corruption(where() + ": size disagrees with its columns");
   if (!verify) return Status::Ok();
 
   for (size_t t = 0; t < view->tables.size(); ++t) {
@@ -91,13 +92,13 @@ Status ParseChunk(std::string_view bytes, const HeaderInfo& header, uint64_t ind
     if (table.offsets != nullptr) {
       bool ordered = table.offsets[0] == 0;
       for (uint32_t i = 0; i < m; ++i) ordered &= table.offsets[i] <= table.offsets[i + 1];
-      if (!ordered) return Status::Corruption(where + ": offsets of table " + schema.name + " are not ordered");
+      if (!ordered) return Status::Corruption(where() + ": offsets of table " + schema.name + " are not ordered");
     }
     // One branch-free pass (vectorizes), then a search only on failure.
     RowId max_id = 0;
     for (uint64_t i = 0; i < table.num_values; ++i) max_id = std::max(max_id, table.values[i]);
     if (table.num_values > 0 && max_id >= schema.rows) {
-      return Status::Corruption(where + ": table " + schema.name + " has row id " + std::to_string(max_id) +
+      return Status::Corruption(where() + ": table " + schema.name + " has row id " + std::to_string(max_id) +
                                 " but only " + std::to_string(schema.rows) + " rows");
     }
   }
