@@ -16,6 +16,10 @@ void SampleBlock::Append(const SampleBlock& other, size_t begin, size_t end) {
     const uint32_t first = src.offsets[begin];
     const uint32_t base = static_cast<uint32_t>(dst.values.size());
     dst.values.insert(dst.values.end(), src.values.begin() + first, src.values.begin() + src.offsets[end]);
+    if (src.offsets.compact() && dst.offsets.compact() && dst.offsets.size() == size_t{base} + 1) {
+      dst.offsets.SetSingleHot(dst.values.size());  // single-hot on both sides: nothing to write
+      continue;
+    }
     for (size_t i = begin + 1; i <= end; ++i) dst.offsets.push_back(base + (src.offsets[i] - first));
   }
 }

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "data/bag_offsets.hpp"
+
 namespace actorrec::data {
 
 using RowId = uint32_t;
@@ -37,7 +39,7 @@ struct DatasetSchema {
 
 struct SampleBlock {
   struct Table {
-    std::vector<uint32_t> offsets{0};  // size() + 1 entries
+    BagOffsets offsets;  // size() + 1 entries; compact while every bag holds one id
     std::vector<RowId> values;
     // Ends the bag whose ids were appended to `values` since the last one.
     void CloseBag() { offsets.push_back(static_cast<uint32_t>(values.size())); }
@@ -65,7 +67,7 @@ struct SampleBlock {
     dense.clear();
     tables.resize(table_count);
     for (auto& t : tables) {
-      t.offsets.assign(1, 0);
+      t.offsets.SetSingleHot(0);
       t.values.clear();
     }
   }

@@ -22,6 +22,7 @@ void CopyFrom(const Vec& v, Builder list) {
 
 // Whether every bag holds exactly one id: offsets 0, 1, …, n.
 bool SingleHot(const data::SampleBlock::Table& t) {
+  if (t.offsets.compact()) return t.offsets.size() == t.values.size() + 1;
   if (t.offsets.size() != t.values.size() + 1) return false;
   bool iota = true;
   for (size_t i = 0; i < t.offsets.size(); ++i) iota &= t.offsets[i] == i;
@@ -49,8 +50,7 @@ Status ReadBags(Reader r, size_t bags, const std::string& what, data::SampleBloc
       if (values[i] > UINT32_MAX) return Status::Corruption(what + ": row id above 2^32 - 1 at value " + std::to_string(i));
     }
     CopyTo(values, &out->values);
-    out->offsets.resize(bags + 1);
-    for (size_t i = 0; i <= bags; ++i) out->offsets[i] = static_cast<uint32_t>(i);
+    out->offsets.SetSingleHot(bags);
     return Status::Ok();
   }
   if (offsets.size() != bags + 1) {

@@ -9,9 +9,9 @@
 namespace actorrec::data::format {
 namespace {
 
-template <class T>
-void AppendColumn(std::string* out, const std::vector<T>& column) {
-  out->append(reinterpret_cast<const char*>(column.data()), column.size() * sizeof(T));
+template <class Column>
+void AppendColumn(std::string* out, const Column& column) {
+  out->append(reinterpret_cast<const char*>(column.data()), column.size() * sizeof(column.data()[0]));
   out->resize(Align8(out->size()), '\0');
 }
 

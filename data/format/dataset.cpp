@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <numeric>
 
 #include "base/digest.hpp"
 #include "data/format/gather_plan.hpp"
@@ -21,22 +20,6 @@ T Get(std::string_view bytes, uint64_t at) {
 
 std::string Num(uint64_t n) { return std::to_string(n); }
 
-// 0, 1, 2, ...: every single-hot table's offsets in a read, copied from here
-// rather than computed. A copy runs at memcpy speed; resize()'s zero fill
-// plus a loop writing i + 1 took half of a file-order Criteo read (26
-// tables, 104 B of offsets per 160 B sample). 2^17 + 1 entries (512 KiB,
-// built once) cover batches of up to 2^17 samples; larger reads loop.
-constexpr size_t kIotaEntries = (size_t{1} << 17) + 1;
-
-const uint32_t* Iota() {
-  static const std::vector<uint32_t> iota = [] {
-    std::vector<uint32_t> v(kIotaEntries);
-    std::iota(v.begin(), v.end(), uint32_t{0});
-    return v;
-  }();
-  return iota.data();
-}
-
 // Copies ahead whose source is prefetched in a shuffled read: each copy
 // reads its own cache line of a column, a miss to memory, and the loop body
 // is a few instructions, so the miss must be asked for far ahead. Measured
@@ -45,16 +28,6 @@ const uint32_t* Iota() {
 // 32 ahead 11–13 M and 6.3 M; 128 ahead 17.5–18.3 M and 10.1 M; 512 ahead
 // less again (15–16 M, 7.7 M).
 constexpr size_t kGatherPrefetch = 128;
-
-// Makes *offsets those of `count` single-hot bags: 0, 1, ..., count.
-void SingleHotOffsets(size_t count, std::vector<uint32_t>* offsets) {
-  if (count < kIotaEntries) {
-    offsets->assign(Iota(), Iota() + count + 1);
-    return;
-  }
-  offsets->resize(count + 1);
-  std::iota(offsets->begin(), offsets->end(), uint32_t{0});
-}
 
 // The bytes of a single-hot-only chunk of m samples, so the index can be
 // checked exactly at open when no chunk has variable-length columns.
@@ -195,10 +168,10 @@ Status Dataset::Read(uint64_t begin, uint64_t end, SampleBlock* out) const {
       }
       table.values.insert(table.values.end(), in.values + value_lo, in.values + value_hi);
       const size_t n = table.offsets.size();
-      // Single-hot with one offset per id so far: the new offsets are
-      // base + 1, base + 2, ... = n, n + 1, ...
-      if (in.offsets == nullptr && n == base + 1 && n + (hi - lo) <= kIotaEntries) {
-        table.offsets.insert(table.offsets.end(), Iota() + n, Iota() + n + (hi - lo));
+      // Single-hot so far and here: the offsets stay in their compact form
+      // (0, 1, …, n; nothing written).
+      if (in.offsets == nullptr && table.offsets.compact() && base + (hi - lo) <= BagOffsets::kMaxCompactBags) {
+        table.offsets.SetSingleHot(base + (hi - lo));
         continue;
       }
       table.offsets.resize(n + (hi - lo));
@@ -268,7 +241,7 @@ Status Dataset::ReadSamples(std::span<const uint64_t> samples, SampleBlock* out)
         }
         values[dest[j]] = static_cast<const RowId*>(base[slot[j]])[row[j]];
       }
-      SingleHotOffsets(k, &table.offsets);
+      table.offsets.SetSingleHot(k);
       continue;
     }
     table.offsets.resize(k + 1);
