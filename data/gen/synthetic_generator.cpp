@@ -110,7 +110,8 @@ void SyntheticGenerator::GenerateTable(size_t t, uint64_t block_key, size_t coun
   for (size_t i = 0; i < count; ++i) {
     double* v = latent + i * kDim;
     if (i % session != 0 && plan.dup_prob > 0.0 && rng.Uniform() < plan.dup_prob) {
-      for (uint32_t k = table->offsets[base + i - 1]; k < table->offsets[base + i]; ++k) {
+      const BagOffsets& offsets = table->offsets;  // read-only: a compact (single-hot) form stays compact
+      for (uint32_t k = offsets[base + i - 1]; k < offsets[base + i]; ++k) {
         const RowId id = table->values[k];
         table->values.push_back(id);
       }
