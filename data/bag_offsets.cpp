@@ -19,6 +19,7 @@ void BagOffsets::SetSingleHot(size_t bags) {
   if (bags <= kMaxCompactBags) {
     compact_ = true;
     bags_ = bags;
+    explicit_.clear();  // keeps the capacity; a copy of the compact form copies no stale offsets
     return;
   }
   compact_ = false;

@@ -102,7 +102,7 @@ class BagOffsets {
   // Turns the compact form into explicit offsets; returns them.
   std::vector<uint32_t>& WriteOut();
 
-  std::vector<uint32_t> explicit_;  // the offsets when !compact_ (its capacity kept when compact)
+  std::vector<uint32_t> explicit_;  // the offsets when !compact_; empty, its capacity kept, when compact
   size_t bags_ = 0;                 // the bag count when compact_
   bool compact_ = true;
 };
