@@ -170,7 +170,7 @@ Status Dataset::Read(uint64_t begin, uint64_t end, SampleBlock* out) const {
       const size_t n = table.offsets.size();
       // Single-hot so far and here: the offsets stay in their compact form
       // (0, 1, …, n; nothing written).
-      if (in.offsets == nullptr && table.offsets.compact() && base + (hi - lo) <= BagOffsets::kMaxCompactBags) {
+      if (in.offsets == nullptr && table.offsets.compact() && n == base + 1) {
         table.offsets.SetSingleHot(base + (hi - lo));
         continue;
       }
