@@ -6,7 +6,6 @@
 #include <cstring>
 #include <mutex>
 #include <string>
-#include <type_traits>
 
 #include "base/vector_clones.hpp"
 
@@ -65,20 +64,6 @@ inline void AddScaledRow(float* __restrict acc, const float* __restrict in, floa
 }
 inline void ScaleRow(float* row, float scale, size_t width) {
   for (size_t j = 0; j < width; ++j) row[j] *= scale;
-}
-
-// Calls f with std::integral_constant<size_t, width> for the usual
-// embedding widths (multiples of 16 floats up to 128), and with 0 (width
-// known only at run time) otherwise.
-template <class F>
-void WithWidth(size_t width, F f) {
-  switch (width) {
-    case 16: return f(std::integral_constant<size_t, 16>{});
-    case 32: return f(std::integral_constant<size_t, 32>{});
-    case 64: return f(std::integral_constant<size_t, 64>{});
-    case 128: return f(std::integral_constant<size_t, 128>{});
-    default: return f(std::integral_constant<size_t, 0>{});
-  }
 }
 
 // The row operations at a width known at compile time: blocks of 16 floats
@@ -170,16 +155,17 @@ ACTORREC_VECTOR_CLONES void GradToUnique(Row row_ops, size_t width, const float*
   }
 }
 
-// Runs the loop `run` with the row operations for `width`.
+// Runs the loop `run` with the row operations for `width`: fixed for the
+// usual embedding widths (multiples of 16 floats up to 128), else at run time.
 template <class Run>
 void WithRowOps(size_t width, Run run) {
-  WithWidth(width, [&](auto fixed) {
-    if constexpr (fixed() == 0) {
-      run(AnyRow{width});
-    } else {
-      run(FixedRow<fixed()>{});
-    }
-  });
+  switch (width) {
+    case 16: return run(FixedRow<16>{});
+    case 32: return run(FixedRow<32>{});
+    case 64: return run(FixedRow<64>{});
+    case 128: return run(FixedRow<128>{});
+    default: return run(AnyRow{width});
+  }
 }
 
 class CpuBackend final : public Backend {
