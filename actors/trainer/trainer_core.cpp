@@ -5,6 +5,13 @@
 #include "base/status.hpp"
 
 namespace actorrec::trainer {
+namespace {
+
+// Rows ahead whose slot (ApplyRows) or gradient entries (PackRowGrads) are
+// prefetched.
+constexpr size_t kAhead = 8;
+
+}  // namespace
 
 gpu::SlotBags BagsOf(const oracle::TableFeatures& f) {
   gpu::SlotBags bags;
@@ -100,7 +107,6 @@ void TrainerCore::ApplyRows(std::span<const oracle::RowSlot> rows, const float* 
   // Each slot is a miss to memory (the cache is megabytes, the rows of a
   // sync set random in it), and the update a few instructions: the row some
   // updates ahead is asked for while this one is updated.
-  constexpr size_t kAhead = 8;
   for (size_t i = 0; i < rows.size(); ++i) {
     if (i + kAhead < rows.size()) {
       const float* ahead = slot(rows[i + kAhead].slot);
@@ -119,7 +125,6 @@ void TrainerCore::PackRowGrads(std::span<const oracle::RowSlot> rows, std::vecto
   size_t at = out->size();
   out->resize(at + rows.size() * width_);
   // RowGrad reads two per-slot arrays at random: asked for some rows ahead.
-  constexpr size_t kAhead = 8;
   for (size_t i = 0; i < rows.size(); ++i, at += width_) {
     if (i + kAhead < rows.size() && rows[i + kAhead].slot < slots_) {
       __builtin_prefetch(&grad_stamp_[rows[i + kAhead].slot]);
