@@ -82,7 +82,12 @@ void LookaheadCore::Push(const BatchRows& rows) {
   ACTORREC_ASSERT(!WindowFull(), "push only while the window has room");
   ACTORREC_ASSERT(pushed_ < UINT32_MAX - 1, "batch numbers fit the per-row state");
   const uint32_t j = static_cast<uint32_t>(pushed_);
-  Record& record = RecordOf(j);
+  // Records by ring index, computed here without a division per row.
+  const uint32_t ring = static_cast<uint32_t>(j % records_.size());
+  const uint32_t ring_size = static_cast<uint32_t>(records_.size());
+  Record& record = records_[ring];
+  record.links.clear();
+  record.handovers.clear();
   size_t slice_rows = 0;
   for (uint32_t t : owned_tables_) {
     for (uint32_t w = 0; w < trainers_; ++w) slice_rows += rows.slice(w, t).rows.size();
@@ -93,11 +98,9 @@ void LookaheadCore::Push(const BatchRows& rows) {
   record.entry_of.resize(slice_rows);
   Entry* entries = record.entries.data();
   uint32_t* entry_of = record.entry_of.data();
-  // Batch j − 1 is unplanned (L >= 1): its rows that j uses are critical.
-  Entry* previous = j > 0 ? RecordOf(j - 1).entries.data() : nullptr;
   // Flag updates that do not apply land here: the loop has no branches on
   // the row's history, which no predictor can guess.
-  uint8_t unused_shared = 0, unused_adjacent = 0;
+  uint8_t unused_shared = 0;
   uint32_t size = 0, k = 0;
   for (uint32_t t : owned_tables_) {
     record.table_begin[t] = size;
@@ -113,10 +116,14 @@ void LookaheadCore::Push(const BatchRows& rows) {
         const bool seen = last_use != 0;
         const bool again = last_use == j + 1;  // an earlier slice of j touched it
         const bool cached = seen && j - (last_use - 1) <= lookahead_;
-        const bool adjacent = seen && last_use == j;
         entries[size] = Entry{slice[i], 0, static_cast<uint16_t>(w), static_cast<uint8_t>(cached ? kCached : 0)};
         *(again ? &entries[last_pos].flags : &unused_shared) |= kShared;
-        *(adjacent ? &previous[last_pos].flags : &unused_adjacent) |= kNextAdjacent;
+        // A use within L of the previous one: that batch, unplanned (it is
+        // planned once its L successors are pushed), must hand its slot on.
+        if (cached & !again) {
+          const uint32_t back = j + 1 - last_use;  // in [1, L]: the previous use's record is in the ring
+          records_[ring >= back ? ring - back : ring + ring_size - back].links.push_back(Link{last_pos, ring, size});
+        }
         const uint32_t pos = again ? last_pos : size;
         entry_of[k++] = pos;
         st.last_use = j + 1;
@@ -126,6 +133,7 @@ void LookaheadCore::Push(const BatchRows& rows) {
     }
     record.table_end[t] = size;
   }
+  record.used = size;
   // entries keeps its length (its tail unused): shrinking it would have the
   // next resize zero-fill the tail again.
   ++pushed_;
@@ -149,10 +157,29 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
     const int64_t barrier = static_cast<int64_t>(b) - lookahead_ - 1;
     plan->barrier = first_batch_ + (barrier >= 0 ? barrier : -1);
   }
+  // What later batches and earlier plans told this record: which rows are
+  // used again, and the slots of the cached rows.
+  Entry* entries = record.entries.data();
+  {
+    // The record was written L batches ago and is cold. One sequential
+    // sweep brings it in at streaming speed; the writes below land at
+    // random in it and would each wait on DRAM.
+    uint8_t touched = 0;
+    for (size_t k = 0; k < record.used; k += 64 / sizeof(Entry)) touched |= entries[k].flags;
+    asm volatile("" : : "r"(touched));
+  }
+  // Rows that batch b + 1 uses (its links come first) are critical.
+  const uint32_t next_ring = static_cast<uint32_t>((b + 1) % records_.size());
+  for (const Link& l : record.links) {
+    entries[l.from].flags |= static_cast<uint8_t>(kHasNext | (l.to == next_ring ? kNextAdjacent : 0));
+  }
+  for (const Handover& h : record.handovers) entries[h.pos].slot = h.slot;
   uint32_t occupancy = 0;
   for (size_t i = 0; i < owned_.size(); ++i) {
     if (Status s = PlanPartition(i, b, record, plan, &occupancy); !s.ok()) return s;
   }
+  // Rows used again keep their slot (they are shared, so it was set above).
+  for (const Link& l : record.links) records_[l.to].handovers.push_back(Handover{l.to_pos, entries[l.from].slot});
   if (plan != nullptr) {
     plan->occupancy = occupancy;
     plan->prefetch.resize(fill_.prefetch);
@@ -173,7 +200,6 @@ Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchP
   SlotPool& pool = pools_[i];
   pool.BeginBatch(b);
   const uint32_t in_use_before = pool.in_use();
-  const uint32_t used_after_b = static_cast<uint32_t>(b) + 2;  // last_use > b + 1: used after b
   uint32_t rows = 0;
   for (uint32_t t : part_tables_[i]) rows += record.table_end[t] - record.table_begin[t];
   uint32_t shared = 0, critical = 0, shared_misses = 0, shared_evictions = 0;
@@ -183,39 +209,15 @@ Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchP
   retired_.resize(rows);
   uint32_t retired = 0;
 
-  // Pass 1, in three loops so that the one that waits on DRAM does little
-  // else (splitting it measured about a quarter off the plan time): (a)
-  // reads every row's state (is it used after b, its slot) into scratch and
-  // frees the slots of rows not used again; (b) classifies the rows from
-  // the scratch and gives shared misses their slots; (c) stores those slots
-  // in the state, whose lines (a) has just brought in.
-  history_.resize(rows);
-  uint32_t h = 0;
-  for (uint32_t t : part_tables_[i]) {
-    RowState* state = state_.get() + table_base_[t];
-    const Entry* entries = record.entries.data();
-    const uint32_t begin = record.table_begin[t], end = record.table_end[t];
-    for (uint32_t k = begin; k < end; ++k) {
-      // The record was written L batches ago and is cold: fetch it well
-      // ahead of the entries whose rows' state is prefetched.
-      if (k + 4 * kPrefetchDistance < end) __builtin_prefetch(entries + k + 4 * kPrefetchDistance);
-      if (k + kPrefetchDistance < end) __builtin_prefetch(state + entries[k + kPrefetchDistance].row, 1);
-      RowState& st = state[entries[k].row];
-      const bool has_next = st.last_use >= used_after_b;
-      history_[h++] = uint64_t{st.slot} << 1 | uint64_t{has_next};
-      st.slot = has_next ? st.slot : 0;
-    }
-  }
-  fresh_.clear();
-  h = 0;
+  // Pass 1: classify the rows, give shared misses their slots, retire the
+  // slots of rows not used again. Everything it reads is in the record.
   for (uint32_t t : part_tables_[i]) {
     Entry* entries = record.entries.data();
     const uint32_t begin = record.table_begin[t], end = record.table_end[t];
     for (uint32_t k = begin; k < end; ++k) {
       Entry& e = entries[k];
-      const uint64_t history = history_[h++];
       const uint8_t f = e.flags;
-      const bool has_next = (history & 1) != 0;
+      const bool has_next = (f & kHasNext) != 0;
       const bool is_shared = ((f & kShared) != 0) | has_next | all_shared_;
       const bool cached = (f & kCached) != 0;
       e.flags = f | (has_next ? 0 : kEvict) | (is_shared ? 0 : kPrivate);
@@ -224,20 +226,15 @@ Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchP
       shared_evictions += is_shared & !has_next;
       load_[e.owner] += !is_shared;
       private_misses_[e.owner] += !is_shared & !cached;
-      uint32_t slot = static_cast<uint32_t>(history >> 1) - 1;  // the row's slot when cached
+      uint32_t slot = e.slot;  // the row's slot when cached
       if (is_shared && !cached) {
         ++shared_misses;
         short_of_slots |= !pool.Take(&slot);
-        if (has_next) fresh_.push_back({t, k});
       }
       e.slot = slot;
       retired_[retired] = slot;
       retired += (cached | is_shared) & !has_next;  // private misses retire their group below
     }
-  }
-  for (const Fresh& f : fresh_) {
-    const Entry& e = record.entries[f.entry];
-    state_[table_base_[f.table] + e.row].slot = e.slot + 1;
   }
   const uint32_t group = *std::max_element(private_misses_.begin(), private_misses_.end());
   group_.clear();
@@ -384,8 +381,17 @@ void LookaheadCore::BuildFeatures(const Record& record, BatchRows* rows, BatchPl
 std::optional<int64_t> LookaheadCore::CachedUntil(uint32_t table, data::RowId row) const {
   if (!std::binary_search(owned_tables_.begin(), owned_tables_.end(), table)) return std::nullopt;
   const RowState& st = state_[table_base_[table] + row];
-  if (st.slot == 0) return std::nullopt;
-  return int64_t{st.last_use} - 1;
+  // The row holds a slot now exactly when its first unplanned use is a hit:
+  // its previous use, planned, then saw that use and kept the slot. With no
+  // unplanned use, its last use evicted it. A scan of the window: for tests.
+  for (uint64_t b = planned_; b < pushed_; ++b) {
+    const Record& record = records_[b % records_.size()];
+    for (uint32_t k = record.table_begin[table]; k < record.table_end[table]; ++k) {
+      const Entry& e = record.entries[k];
+      if (e.row == row) return (e.flags & kCached) ? std::optional<int64_t>(int64_t{st.last_use} - 1) : std::nullopt;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace actorrec::oracle

@@ -43,6 +43,13 @@
 //      because p, still unplanned when j is pushed, sees j in its window;
 //  (3) per-row state is direct-indexed by row id; the hot path allocates
 //      nothing per row (vectors are reused, their capacity kept).
+//  (4) each row of a batch costs one access to the per-row state, on push.
+//      What the plan pass needs of a row's history travels in links: the
+//      push of j appends to the record of the row's previous use p (when
+//      j − p ≤ L) a link to j's entry; planning p marks the linked entries
+//      as used again (critical when j = p + 1) and hands each its slot,
+//      which planning j reads. Lists are appended and read in order, so
+//      they stream, where the per-row state, hundreds of MB, misses.
 //
 // Thread-safety: none; one thread owns a core.
 #pragma once
@@ -96,23 +103,28 @@ class LookaheadCore {
   uint32_t peak(size_t i) const { return pools_[i].peak(); }
 
   // The batch after which the cached row is evicted as far as the window
-  // shows now (its TTL), or nullopt when it is not cached.
+  // shows now (its TTL), or nullopt when it is not cached. Scans the
+  // window's records: for tests and debugging.
   std::optional<int64_t> CachedUntil(uint32_t table, data::RowId row) const;
 
  private:
   enum : uint8_t {
     kShared = 1,        // two or more trainers touch the row in this batch
     kCached = 2,        // used by a batch in [b−L, b)
-    kNextAdjacent = 4,  // batch b+1 uses the row
+    kNextAdjacent = 4,  // set when planned, from the links: batch b+1 uses the row
     kEvict = 8,         // set when planned: no batch of b+1 … b+L uses it
     kPrivate = 16,      // set when planned
+    kHasNext = 32,      // set when planned, from the links: a batch of b+1 … b+L uses the row
   };
 
-  // Per-row state, direct-indexed by table_base_[t] + row.
+  // Per-row state, direct-indexed by table_base_[t] + row: what Push needs
+  // to find the row's previous use. Only Push reads it: the plan pass learns
+  // whether a row is used again and its slot from links (below), so each
+  // distinct row of a batch costs one access to this array, which is
+  // hundreds of MB and read at random. 8 bytes: no entry straddles a line.
   struct RowState {
     uint32_t last_use;  // last pushed batch that uses the row, + 1; 0: never
     uint32_t last_pos;  // the row's entry in that batch's record
-    uint32_t slot;      // slot + 1 while cached; 0 otherwise
   };
 
   // One distinct row of a batch (per table, in order of first use over the
@@ -124,12 +136,32 @@ class LookaheadCore {
     uint8_t flags;
   };
 
+  // A later use of one of a record's rows within L batches: Push of batch
+  // `to` appends it to the record of the row's previous use.
+  struct Link {
+    uint32_t from;     // the entry in this record
+    uint32_t to;       // the later batch's record, by index in records_
+    uint32_t to_pos;   // the row's entry there
+  };
+  // A slot handed on to a record's entry by the plan of the row's previous
+  // use (the row stays cached, so it keeps the slot).
+  struct Handover {
+    uint32_t pos;
+    uint32_t slot;
+  };
+
   // A pushed, unplanned batch.
   struct Record {
-    std::vector<Entry> entries;                    // valid: those in the tables' ranges
+    std::vector<Entry> entries;                    // valid: the first `used`, in the tables' ranges
+    uint32_t used = 0;
     std::vector<uint32_t> table_begin, table_end;  // per table: its entries
     std::vector<uint32_t> entry_of;                // per slice row: its entry
     std::vector<uint32_t> slice_begin;             // per (w, t): start in entry_of
+    // Appended in order while later batches are pushed and earlier ones are
+    // planned; the plan of this batch reads them while its record is in
+    // cache, where writing each into its entry at once would miss.
+    std::vector<Link> links;          // the record's rows used again within L
+    std::vector<Handover> handovers;  // the slots of its cached rows
   };
 
   Record& RecordOf(uint64_t b) { return records_[b % records_.size()]; }
@@ -168,11 +200,6 @@ class LookaheadCore {
   std::vector<uint32_t> group_;           // slots of the private misses
   std::vector<uint32_t> next_group_;      // per trainer: its private misses given a slot so far
   std::vector<uint32_t> retired_;         // slots freed after the batch
-  std::vector<uint64_t> history_;         // per row of the partition: (slot + 1) << 1 | used after the batch
-  struct Fresh {
-    uint32_t table, entry;
-  };
-  std::vector<Fresh> fresh_;  // shared misses used after the batch: their new slot goes to the state
   std::vector<RowSlot*> own_prefetch_, own_rows_;  // per trainer: write cursors into its lists
 
   // Rows written so far to each list of the plan being built.
