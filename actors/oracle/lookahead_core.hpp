@@ -136,8 +136,8 @@ class LookaheadCore {
     uint8_t flags;
   };
 
-  // A later use of one of a record's rows within L batches: Push of batch
-  // `to` appends it to the record of the row's previous use.
+  // A later use of one of a record's rows within L batches: the push of
+  // that later batch appends it to the record of the row's previous use.
   struct Link {
     uint32_t from;     // the entry in this record
     uint32_t to;       // the later batch's record, by index in records_
