@@ -8,13 +8,14 @@
 #include <regex>
 
 #include "tests/cluster/child_process.hpp"
+#include "tests/support/one_process_cluster.hpp"
 
 using namespace actorrec::testing;
 using namespace std::chrono_literals;
 
 namespace {
 
-constexpr const char* kConfig = R"([run]
+const std::string kConfig = std::string(R"([run]
 name = "ck"
 seed = 5
 [model]
@@ -38,15 +39,7 @@ mode = "lrpp_delayed"
 batch_size = 512
 epochs = 1
 eval_every = 10
-[cluster]
-secret = "checkpoint-cli-test-secret"
-[[cluster.member]]
-name = "l"
-address = "127.0.0.1"
-roles = ["all"]
-trainers = 2
-embedding_shards = 2
-)";
+)") + OneProcessCluster(2, 2);
 
 std::string Digest(const TempDir& dir) {
   const std::string digest = DigestIn(ReadBytes(dir.File("runs/ck/metrics.jsonl")));

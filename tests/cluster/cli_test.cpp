@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "tests/cluster/child_process.hpp"
+#include "tests/support/one_process_cluster.hpp"
 
 using namespace actorrec::testing;
 using namespace std::chrono_literals;
@@ -135,7 +136,7 @@ TEST_CASE("node refuses a --member that the topology does not name", "[cli]") {
 
 TEST_CASE("data stats shows the requested skew of generated data, as a table and as JSON", "[cli]") {
   TempDir dir;
-  WriteBytes(dir.File("skew.toml"), R"([run]
+  WriteBytes(dir.File("skew.toml"), std::string(R"([run]
 name = "skew"
 [model]
 bottom_mlp = [16]
@@ -151,13 +152,7 @@ hot_fraction = 0.01
 hot_share = 0.9
 [training]
 batch_size = 4096
-[cluster]
-secret = "skew-test-secret-123456"
-[[cluster.member]]
-name = "l"
-address = "127.0.0.1"
-roles = ["all"]
-)");
+)") + OneProcessCluster());
   auto gen = Actorrec(dir, {"data", "gen", "--config", dir.File("skew.toml"), "--out", dir.File("s.ards")});
   REQUIRE(gen.code == 0);
   auto stats = Actorrec(dir, {"data", "stats", dir.File("s.ards"), "--json", dir.File("s.json")});
@@ -194,7 +189,7 @@ TEST_CASE("the models' vector clones train to the same bits on AVX-512 and on AV
     return;
   }
   TempDir dir;
-  WriteBytes(dir.File("small.toml"), R"(
+  WriteBytes(dir.File("small.toml"), std::string(R"(
 [run]
 name = "isa"
 seed = 3
@@ -211,15 +206,7 @@ eval_samples = 0
 row_scale = 0.001
 [training]
 batch_size = 256
-[cluster]
-secret = "isa-check-secret-0000"
-[[cluster.member]]
-name = "l"
-address = "127.0.0.1"
-roles = ["all"]
-trainers = 2
-embedding_shards = 2
-)");
+)") + OneProcessCluster(2, 2));
   setenv("ONEDNN_MAX_CPU_ISA", "AVX2", 1);
   auto native = Actorrec(dir, {"train", "--lockstep", "--config", dir.File("small.toml")}, "native.log");
   const std::string native_digest = DigestIn(ReadBytes(dir.File("runs/isa/metrics.jsonl")));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tests/cluster/child_process.hpp"
+#include "tests/support/one_process_cluster.hpp"
 
 using namespace actorrec::testing;
 using namespace std::chrono_literals;
@@ -100,14 +101,7 @@ samples = 8192
 mode = ")" + mode + R"("
 batch_size = 256
 cache_rows = )" + std::to_string(cache_rows) + R"(
-[cluster]
-secret = "plan-test-secret-123456"
-[[cluster.member]]
-name = "l"
-address = "127.0.0.1"
-roles = ["all"]
-trainers = 2
-)");
+)" + OneProcessCluster(2));
   return path;
 }
 
