@@ -133,7 +133,6 @@ void LookaheadCore::Push(const BatchRows& rows) {
     }
     record.table_end[t] = size;
   }
-  record.used = size;
   // entries keeps its length (its tail unused): shrinking it would have the
   // next resize zero-fill the tail again.
   ++pushed_;
@@ -164,8 +163,10 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
     // The record was written L batches ago and is cold. One sequential
     // sweep brings it in at streaming speed; the writes below land at
     // random in it and would each wait on DRAM.
+    // Entries go in table order: the last owned table's end is their count.
+    const size_t used = owned_tables_.empty() ? 0 : record.table_end[owned_tables_.back()];
     uint8_t touched = 0;
-    for (size_t k = 0; k < record.used; k += 64 / sizeof(Entry)) touched |= entries[k].flags;
+    for (size_t k = 0; k < used; k += 64 / sizeof(Entry)) touched |= entries[k].flags;
     asm volatile("" : : "r"(touched));
   }
   // Rows that batch b + 1 uses (its links come first) are critical.

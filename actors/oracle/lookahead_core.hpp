@@ -152,8 +152,7 @@ class LookaheadCore {
 
   // A pushed, unplanned batch.
   struct Record {
-    std::vector<Entry> entries;                    // valid: the first `used`, in the tables' ranges
-    uint32_t used = 0;
+    std::vector<Entry> entries;                    // valid: those in the tables' ranges
     std::vector<uint32_t> table_begin, table_end;  // per table: its entries
     std::vector<uint32_t> entry_of;                // per slice row: its entry
     std::vector<uint32_t> slice_begin;             // per (w, t): start in entry_of
