@@ -39,17 +39,32 @@ struct SampleRange {
 // oracle shell cuts the batch it sends each trainer with this same function.
 SampleRange SliceOf(uint32_t samples, uint32_t trainers, uint32_t w);
 
+// How BatchRowsBuilder deduplicates slices of large tables. Both give the
+// same BatchRows; kPortable is for machines without AVX-512 and for tests
+// that compare the two.
+enum class DedupKernel {
+  kBest,      // AVX-512 (with conflict detection) where the CPU has it
+  kPortable,  // scalar code only
+};
+
 // Builds BatchRows from a global batch's KJT. Keeps its scratch between
 // calls, so that building allocates only the output's vectors.
 class BatchRowsBuilder {
  public:
   // table_rows[t]: the cardinality of table t; rows must be below it.
-  explicit BatchRowsBuilder(std::vector<uint64_t> table_rows);
+  explicit BatchRowsBuilder(std::vector<uint64_t> table_rows, DedupKernel kernel = DedupKernel::kBest);
 
   // Splits `batch` into `trainers` slices (SliceOf) and deduplicates each
   // slice's bags per table. InvalidArgument when the batch does not have
   // one KJT table per cardinality or holds a row id out of range.
   Status Build(const data::SampleBlock& batch, uint32_t trainers, BatchRows* out);
+
+  // Whether large tables' slices go through the AVX-512 kernel.
+  bool vectorized() const { return vectorized_; }
+
+  // Tests: the tags of the next Build start at `base`, so that a test can
+  // reach the point where they start again from zero.
+  void StartTagsAt(uint32_t base) { base_ = base; }
 
  private:
   // Dedups one slice of table t into `out`. Small tables use a direct-
@@ -60,23 +75,24 @@ class BatchRowsBuilder {
   size_t DedupDirect(uint32_t t, const data::RowId* values, size_t count, SliceTable* out);
   size_t DedupHashed(const data::RowId* values, size_t count, SliceTable* out);
 
-  // Tables up to this many rows dedup through a direct array: 8 bytes a row,
-  // 512 KiB at most, which stays in L2 across the slices of a batch.
+  // Tables up to this many rows dedup through a direct array: 4 bytes a row,
+  // 256 KiB at most, which stays in L2 across the slices of a batch.
   static constexpr uint64_t kDirectRows = uint64_t{1} << 16;
   // Tables up to this many rows dedup with a branch on "new row?", which
   // is nearly always "no" there.
   static constexpr uint64_t kFewRows = 1024;
 
-  struct Cell {
-    uint64_t key;    // (stamp << 32) | row; another stamp means empty
-    uint32_t index;  // position in out->rows of the key's row
-  };
-
   std::vector<uint64_t> table_rows_;
-  std::vector<std::vector<uint64_t>> direct_;  // per small table, per row: (stamp << 32) | index
-  std::vector<Cell> cells_;
+  bool vectorized_;
+  // Both kinds of scratch hold tags: a row seen by the current Dedup call
+  // as its index-th distinct row has tag base_ + 1 + index, and tags of
+  // earlier calls are at most base_, which grows by each call's count; so
+  // nothing is cleared between calls (only when base_ would wrap).
+  std::vector<std::vector<uint32_t>> direct_;  // per small table, per row: its tag
+  std::vector<data::RowId> hash_keys_;         // per cell of the set: its row
+  std::vector<uint32_t> hash_tags_;            // per cell: its row's tag
   std::vector<data::RowId> distinct_rows_;
-  uint32_t stamp_ = 0;  // one per Dedup call; both kinds of scratch compare it
+  uint32_t base_ = 0;
 };
 
 }  // namespace actorrec::oracle

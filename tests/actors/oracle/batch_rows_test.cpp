@@ -26,39 +26,106 @@ TEST_CASE("trainer slices are contiguous, cover the batch and differ by at most 
   REQUIRE(largest - smallest <= 1);
 }
 
-TEST_CASE("each slice's distinct rows, inverse and offsets give back its bags", "[oracle]") {
-  const uint64_t seed = GENERATE(take(3, random(1, 1000000)));
-  const uint32_t trainers = GENERATE(1u, 3u);
-  // One table per dedup path: few rows (a branch), a direct array, a hash.
-  const Workload w = MakeWorkload(seed, Skew::kZipf12, 3, 50, {10, 5000, 100000});
-  BatchRowsBuilder builder(w.table_rows);
-  for (const data::SampleBlock& batch : w.batches) {
-    BatchRows rows;
-    REQUIRE(builder.Build(batch, trainers, &rows).ok());
-    for (uint32_t t = 0; t < 3; ++t) {
-      for (uint32_t k = 0; k < trainers; ++k) {
-        const SampleRange r = SliceOf(50, trainers, k);
-        const SliceTable& s = rows.slice(k, t);
-        REQUIRE(std::set<data::RowId>(s.rows.begin(), s.rows.end()).size() == s.rows.size());
-        // Distinct rows in order of first use.
-        std::vector<data::RowId> first_use;
-        const auto& bags = batch.tables[t];
-        for (uint32_t p = bags.offsets[r.begin]; p < bags.offsets[r.end]; ++p) {
-          if (std::find(first_use.begin(), first_use.end(), bags.values[p]) == first_use.end()) {
-            first_use.push_back(bags.values[p]);
-          }
-        }
-        REQUIRE(first_use == s.rows);
-        REQUIRE(s.offsets.size() == r.end - r.begin + 1);
-        for (uint32_t i = r.begin; i < r.end; ++i) {
-          const auto& kjt = batch.tables[t];
-          REQUIRE(s.offsets[i - r.begin + 1] - s.offsets[i - r.begin] == kjt.offsets[i + 1] - kjt.offsets[i]);
-          for (uint32_t q = 0; q < kjt.offsets[i + 1] - kjt.offsets[i]; ++q) {
-            REQUIRE(s.rows[s.inverse[s.offsets[i - r.begin] + q]] == kjt.values[kjt.offsets[i] + q]);
-          }
+namespace {
+
+// Checks every slice of `rows` against `batch`: distinct rows in order of
+// first use, and inverse and offsets that give back each bag.
+void CheckSlices(const data::SampleBlock& batch, uint32_t trainers, const BatchRows& rows) {
+  const uint32_t samples = static_cast<uint32_t>(batch.size());
+  for (uint32_t t = 0; t < batch.tables.size(); ++t) {
+    const auto& kjt = batch.tables[t];
+    for (uint32_t k = 0; k < trainers; ++k) {
+      const SampleRange r = SliceOf(samples, trainers, k);
+      const SliceTable& s = rows.slice(k, t);
+      std::vector<data::RowId> first_use;
+      std::set<data::RowId> seen;
+      for (uint32_t p = kjt.offsets[r.begin]; p < kjt.offsets[r.end]; ++p) {
+        if (seen.insert(kjt.values[p]).second) first_use.push_back(kjt.values[p]);
+      }
+      REQUIRE(first_use == s.rows);
+      REQUIRE(s.offsets.size() == r.end - r.begin + 1);
+      for (uint32_t i = r.begin; i < r.end; ++i) {
+        REQUIRE(s.offsets[i - r.begin + 1] - s.offsets[i - r.begin] == kjt.offsets[i + 1] - kjt.offsets[i]);
+        for (uint32_t q = 0; q < kjt.offsets[i + 1] - kjt.offsets[i]; ++q) {
+          REQUIRE(s.rows[s.inverse[s.offsets[i - r.begin] + q]] == kjt.values[kjt.offsets[i] + q]);
         }
       }
     }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("each slice's distinct rows, inverse and offsets give back its bags", "[oracle]") {
+  const uint64_t seed = GENERATE(take(3, random(1, 1000000)));
+  const uint32_t trainers = GENERATE(1u, 3u);
+  const DedupKernel kernel = GENERATE(DedupKernel::kBest, DedupKernel::kPortable);
+  // One table per dedup path: few rows (a branch), a direct array, a hash.
+  const Workload w = MakeWorkload(seed, Skew::kZipf12, 3, 50, {10, 5000, 100000});
+  BatchRowsBuilder builder(w.table_rows, kernel);
+  for (const data::SampleBlock& batch : w.batches) {
+    BatchRows rows;
+    REQUIRE(builder.Build(batch, trainers, &rows).ok());
+    CheckSlices(batch, trainers, rows);
+  }
+}
+
+TEST_CASE("the vectorized and the portable dedup build the same slices", "[oracle]") {
+  const uint64_t seed = GENERATE(take(4, random(1, 1000000)));
+  const Skew skew = GENERATE(Skew::kUniform, Skew::kZipf08, Skew::kZipf12, Skew::kTop1Percent90);
+  const uint32_t trainers = GENERATE(1u, 3u, 8u);
+  // Large tables (the hashed path) with slices of many vectors and a tail;
+  // the small one keeps the direct path in the same builder.
+  const Workload w = MakeWorkload(seed, skew, 4, 1000, {70000, 300000, 100, 2000000});
+  BatchRowsBuilder best(w.table_rows, DedupKernel::kBest);
+  BatchRowsBuilder portable(w.table_rows, DedupKernel::kPortable);
+  REQUIRE_FALSE(portable.vectorized());
+  if (!best.vectorized()) WARN("this CPU has no AVX-512: both builders run the portable dedup");
+  for (const data::SampleBlock& batch : w.batches) {
+    BatchRows a, b;
+    REQUIRE(best.Build(batch, trainers, &a).ok());
+    REQUIRE(portable.Build(batch, trainers, &b).ok());
+    INFO(SkewName(skew) << ", " << trainers << " trainers");
+    REQUIRE(a.slices == b.slices);
+    CheckSlices(batch, trainers, a);
+  }
+}
+
+TEST_CASE("rows that share a cell of the hash set and repeat within 16 ids", "[oracle]") {
+  // 48 one-hot samples: the set has 512 cells, a row's cell is the top 9
+  // bits of row × 0x9E3779B1. Pick rows that land on the same cell, and
+  // rows on the cells right after it, so that probes run into each other.
+  std::vector<data::RowId> same_cell, next_cells;
+  for (data::RowId r = 1; same_cell.size() < 6 || next_cells.size() < 4; ++r) {
+    const uint32_t cell = (r * 0x9E3779B1u) >> 23;
+    if (cell == 100 && same_cell.size() < 6) same_cell.push_back(r);
+    if ((cell == 101 || cell == 102) && next_cells.size() < 4) next_cells.push_back(r);
+  }
+  std::vector<data::RowId> ids;
+  for (int k = 0; k < 48; ++k) {
+    ids.push_back(k % 3 == 2 ? next_cells[(k * 7) % 4] : same_cell[(k * 5) % (k < 16 ? 3 : 6)]);
+  }
+  const Workload w = Listed(1u << 24, {ids, ids});
+  const DedupKernel kernel = GENERATE(DedupKernel::kBest, DedupKernel::kPortable);
+  BatchRowsBuilder builder(w.table_rows, kernel);
+  for (const data::SampleBlock& batch : w.batches) {
+    BatchRows rows;
+    REQUIRE(builder.Build(batch, 1, &rows).ok());
+    CheckSlices(batch, 1, rows);
+    REQUIRE(rows.slice(0, 0).rows.size() == 8);  // 4 rows of the shared cell, 4 of the next ones
+  }
+}
+
+TEST_CASE("dedup stays right when its tags start again from zero", "[oracle]") {
+  const DedupKernel kernel = GENERATE(DedupKernel::kBest, DedupKernel::kPortable);
+  const Workload w = MakeWorkload(7, Skew::kZipf12, 6, 400, {50, 5000, 100000});
+  BatchRowsBuilder builder(w.table_rows, kernel);
+  // A batch holds 400 + about 2 × 400 × 1.5 ids: the third batch wraps.
+  builder.StartTagsAt(UINT32_MAX - 3000);
+  for (const data::SampleBlock& batch : w.batches) {
+    BatchRows rows;
+    REQUIRE(builder.Build(batch, 2, &rows).ok());
+    CheckSlices(batch, 2, rows);
   }
 }
 
