@@ -15,6 +15,12 @@ namespace {
 // on, the benchmark could not tell 16 and 64 apart from its noise.
 constexpr size_t kPrefetchDistance = 64;
 
+// Links and handovers are appended to the records of up to L batches at
+// once: L streams, too many for the hardware prefetcher, each of which runs
+// into memory last written L batches ago. A few lines ahead of each tail
+// are requested when it moves.
+constexpr size_t kTailPrefetch = 16;
+
 std::string PartitionName(uint32_t p, const std::vector<uint32_t>& tables) {
   // Appends only: GCC 12 at -O3 warns (-Wrestrict, a false positive) on
   // `" " + std::to_string(…)`.
@@ -109,8 +115,15 @@ void LookaheadCore::Push(const BatchRows& rows) {
       const std::vector<data::RowId>& slice = rows.slice(w, t).rows;
       record.slice_begin[size_t{w} * tables_ + t] = k;
       const size_t n = slice.size();
+      // The table's next slice: its first rows' state is requested while
+      // this slice's last rows are handled.
+      const std::vector<data::RowId>* next = w + 1 < trainers_ ? &rows.slice(w + 1, t).rows : nullptr;
       for (size_t i = 0; i < n; ++i) {
-        if (i + kPrefetchDistance < n) __builtin_prefetch(state + slice[i + kPrefetchDistance], 1);
+        if (i + kPrefetchDistance < n) {
+          __builtin_prefetch(state + slice[i + kPrefetchDistance], 1);
+        } else if (next != nullptr && i + kPrefetchDistance - n < next->size()) {
+          __builtin_prefetch(state + (*next)[i + kPrefetchDistance - n], 1);
+        }
         RowState& st = state[slice[i]];
         const uint32_t last_use = st.last_use, last_pos = st.last_pos;
         const bool seen = last_use != 0;
@@ -122,7 +135,9 @@ void LookaheadCore::Push(const BatchRows& rows) {
         // planned once its L successors are pushed), must hand its slot on.
         if (cached & !again) {
           const uint32_t back = j + 1 - last_use;  // in [1, L]: the previous use's record is in the ring
-          records_[ring >= back ? ring - back : ring + ring_size - back].links.push_back(Link{last_pos, ring, size});
+          std::vector<Link>& links = records_[ring >= back ? ring - back : ring + ring_size - back].links;
+          links.push_back(Link{last_pos, ring, size});
+          __builtin_prefetch(links.data() + links.size() + kTailPrefetch, 1);
         }
         const uint32_t pos = again ? last_pos : size;
         entry_of[k++] = pos;
@@ -180,7 +195,11 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
     if (Status s = PlanPartition(i, b, record, plan, &occupancy); !s.ok()) return s;
   }
   // Rows used again keep their slot (they are shared, so it was set above).
-  for (const Link& l : record.links) records_[l.to].handovers.push_back(Handover{l.to_pos, entries[l.from].slot});
+  for (const Link& l : record.links) {
+    std::vector<Handover>& handovers = records_[l.to].handovers;
+    handovers.push_back(Handover{l.to_pos, entries[l.from].slot});
+    __builtin_prefetch(handovers.data() + handovers.size() + kTailPrefetch, 1);
+  }
   if (plan != nullptr) {
     plan->occupancy = occupancy;
     plan->prefetch.resize(fill_.prefetch);
