@@ -139,3 +139,21 @@ TEST_CASE("a row id beyond its table is refused with its place", "[oracle]") {
   REQUIRE(s.code() == Status::Code::kInvalidArgument);
   REQUIRE_THAT(s.message(), Catch::Contains("table 1") && Catch::Contains("row 20"));
 }
+
+TEST_CASE("offsets that decrease are refused, also where they would reach past the values", "[oracle]") {
+  const uint32_t trainers = GENERATE(1u, 2u, 4u);
+  Workload w = MakeWorkload(3, Skew::kUniform, 1, 8, {10, 20});
+  auto& kjt = w.batches[0].tables[1];
+  SECTION("a dip in the middle") {
+    std::swap(kjt.offsets[3], kjt.offsets[5]);
+    if (kjt.offsets[3] == kjt.offsets[5]) kjt.offsets[3] += 1;  // equal bags would not dip
+  }
+  SECTION("a jump past the values, then back") {
+    kjt.offsets[2] = static_cast<uint32_t>(kjt.values.size()) + 1000;
+  }
+  BatchRowsBuilder builder(w.table_rows);
+  BatchRows rows;
+  const Status s = builder.Build(w.batches[0], trainers, &rows);
+  REQUIRE(s.code() == Status::Code::kInvalidArgument);
+  REQUIRE_THAT(s.message(), Catch::Contains("table 1: offsets decrease"));
+}
