@@ -149,6 +149,49 @@ __attribute__((target("avx512f,avx512cd"))) size_t HashedAvx512(const HashSet& s
   return HashedFrom(set, values, p, count, distinct, rows, inverse);
 }
 
+// The direct-array dedup (tags[row], BatchRowsBuilder::DedupDirect) for 16
+// ids at a time: a gather of their tags, conflict detection for rows that
+// repeat within the 16, new rows numbered in lane order and their tags
+// scattered back. Then the scalar loop for the rest.
+__attribute__((target("avx512f,avx512cd"))) size_t DirectAvx512(uint32_t* tags, uint32_t base,
+                                                                   const data::RowId* values, size_t count,
+                                                                   data::RowId* rows, uint32_t* inverse) {
+  const __m512i lane_numbers = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512i base_vector = _mm512_set1_epi32(static_cast<int>(base));
+  const __m512i base_plus_one = _mm512_set1_epi32(static_cast<int>(base + 1));
+  const __m512i thirty_one = _mm512_set1_epi32(31);
+  uint32_t distinct = 0;
+  size_t p = 0;
+  for (; p + 16 <= count; p += 16) {
+    const __m512i row = _mm512_loadu_si512(values + p);
+    const __m512i same = _mm512_conflict_epi32(row);
+    const __mmask16 first = _mm512_testn_epi32_mask(same, same);
+    const __m512i tag = _mm512_mask_i32gather_epi32(base_vector, first, row, reinterpret_cast<const int*>(tags), 4);
+    const __mmask16 known = _mm512_mask_cmpgt_epu32_mask(first, tag, base_vector);
+    const __mmask16 fresh = first & ~known;
+    __m512i index = _mm512_maskz_sub_epi32(known, tag, base_plus_one);
+    index = _mm512_mask_expand_epi32(index, fresh, _mm512_add_epi32(lane_numbers, _mm512_set1_epi32(distinct)));
+    _mm512_mask_i32scatter_epi32(tags, fresh, row, _mm512_add_epi32(index, base_plus_one), 4);
+    const __m512i lowest = _mm512_and_si512(same, _mm512_sub_epi32(_mm512_setzero_si512(), same));
+    index = _mm512_mask_permutexvar_epi32(index, static_cast<__mmask16>(~first),
+                                          _mm512_sub_epi32(thirty_one, _mm512_lzcnt_epi32(lowest)), index);
+    _mm512_mask_compressstoreu_epi32(rows + distinct, fresh, row);
+    _mm512_storeu_si512(inverse + p, index);
+    distinct += static_cast<uint32_t>(__builtin_popcount(fresh));
+  }
+  for (; p < count; ++p) {
+    const data::RowId row = values[p];
+    uint32_t tag = tags[row];
+    if (tag <= base) {
+      tag = base + 1 + distinct;
+      tags[row] = tag;
+      rows[distinct++] = row;
+    }
+    inverse[p] = tag - base - 1;
+  }
+  return distinct;
+}
+
 bool CpuHasAvx512Dedup() { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd"); }
 #else
 bool CpuHasAvx512Dedup() { return false; }
@@ -235,6 +278,9 @@ size_t BatchRowsBuilder::DedupDirect(uint32_t t, const data::RowId* values, size
   data::RowId* rows = distinct_rows_.data();
   uint32_t* inverse = out->inverse.data();
   const uint32_t base = base_;  // a local: stores to `seen` could alias the member
+#ifdef ACTORREC_HAVE_AVX512_DEDUP
+  if (vectorized_) return DirectAvx512(seen, base, values, count, rows, inverse);
+#endif
   uint32_t distinct = 0;
   if (table_rows_[t] <= kFewRows) {
     // Few rows: after the first few ids of a slice nearly every id is a

@@ -39,9 +39,9 @@ struct SampleRange {
 // oracle shell cuts the batch it sends each trainer with this same function.
 SampleRange SliceOf(uint32_t samples, uint32_t trainers, uint32_t w);
 
-// How BatchRowsBuilder deduplicates slices of large tables. Both give the
-// same BatchRows; kPortable is for machines without AVX-512 and for tests
-// that compare the two.
+// How BatchRowsBuilder deduplicates slices. Both give the same BatchRows;
+// kPortable is for machines without AVX-512 and for tests that compare the
+// two.
 enum class DedupKernel {
   kBest,      // AVX-512 (with conflict detection) where the CPU has it
   kPortable,  // scalar code only
@@ -59,7 +59,7 @@ class BatchRowsBuilder {
   // one KJT table per cardinality or holds a row id out of range.
   Status Build(const data::SampleBlock& batch, uint32_t trainers, BatchRows* out);
 
-  // Whether large tables' slices go through the AVX-512 kernel.
+  // Whether slices go through the AVX-512 kernels.
   bool vectorized() const { return vectorized_; }
 
   // Tests: the tags of the next Build start at `base`, so that a test can

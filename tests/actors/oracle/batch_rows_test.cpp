@@ -74,9 +74,9 @@ TEST_CASE("the vectorized and the portable dedup build the same slices", "[oracl
   const uint64_t seed = GENERATE(take(4, random(1, 1000000)));
   const Skew skew = GENERATE(Skew::kUniform, Skew::kZipf08, Skew::kZipf12, Skew::kTop1Percent90);
   const uint32_t trainers = GENERATE(1u, 3u, 8u);
-  // Large tables (the hashed path) with slices of many vectors and a tail;
-  // the small one keeps the direct path in the same builder.
-  const Workload w = MakeWorkload(seed, skew, 4, 1000, {70000, 300000, 100, 2000000});
+  // Every path (few rows, a direct array, a hash set) with slices of many
+  // vectors and a tail.
+  const Workload w = MakeWorkload(seed, skew, 4, 1000, {70000, 300000, 100, 2000000, 5000, 3});
   BatchRowsBuilder best(w.table_rows, DedupKernel::kBest);
   BatchRowsBuilder portable(w.table_rows, DedupKernel::kPortable);
   REQUIRE_FALSE(portable.vectorized());
