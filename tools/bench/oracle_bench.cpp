@@ -2,7 +2,7 @@
 // planned per second on one core, against the Bagpipe paper's 3.27 M/s, and
 // how the time per batch moves with the lookahead and the batch size.
 //
-// Usage: oracle_bench [measured batches per row, default 60]
+// Usage: oracle_bench [measured batches per row, default 60] [row, default all]
 //
 // What is timed, in thread CPU time, the median over the measured batches
 // (the median because other processes' time slices evict the planner's
@@ -10,7 +10,9 @@
 // dedup of the KJT), Planner::Push and Planner::PlanNext (W plans, features
 // translated to slots). Not timed: generating the ids. Each row first runs
 // 2L + 2 batches untimed, so that slots are being reused from quarantine and
-// the window is full when timing starts.
+// the window is full when timing starts. The `dedup` column names the dedup
+// kernel (BatchRowsBuilder: AVX-512 where the CPU has it); the last row runs
+// the portable one, as a CPU without AVX-512 would.
 #include <time.h>
 
 #include <algorithm>
@@ -69,12 +71,14 @@ struct Row {
   uint32_t batch, trainers, lookahead;
   double alpha;
   bool ranked = false;
+  DedupKernel kernel = DedupKernel::kBest;
 };
 
 struct Measured {
   std::vector<double> build_s, push_s, plan_s;  // per batch
   uint64_t batches = 0, shared = 0, privates = 0, fetched = 0;
   uint32_t peak = 0;
+  bool vectorized = false;  // the dedup ran the AVX-512 kernels
 };
 
 // CPU time of this thread: the machine may be shared, and other processes'
@@ -92,7 +96,7 @@ Measured Run(const Row& row, uint32_t measured) {
   options.partitions = OnePartition(kKaggleRows.size(), 1u << 30);  // measure, do not limit
   options.lookahead = row.lookahead;
   Planner planner(options);
-  BatchRowsBuilder builder(kKaggleRows);
+  BatchRowsBuilder builder(kKaggleRows, row.kernel);
   std::vector<ZipfIds> ids;
   for (uint64_t n : kKaggleRows) ids.emplace_back(n, row.alpha, row.ranked);
   std::mt19937_64 rng(42);
@@ -108,6 +112,7 @@ Measured Run(const Row& row, uint32_t measured) {
   }
   const uint64_t warm = 2 * uint64_t{row.lookahead} + 2;
   Measured m;
+  m.vectorized = builder.vectorized();
   BatchPlan plan;
   for (uint64_t b = 0; m.batches < measured; ++b) {
     for (size_t t = 0; t < kKaggleRows.size(); ++t) {
@@ -151,8 +156,9 @@ void Print(const Row& row, const Measured& m) {
   for (size_t i = 0; i < total.size(); ++i) total[i] = m.build_s[i] + m.push_s[i] + m.plan_s[i];
   const double per_batch = Median(total);
   const double rate = row.batch / per_batch;
-  std::printf("%6u %3u %4u %5.2f %-9s | %6.2f %6.2f %6.2f %7.2f | %8.2f %7.2fx | %7.0f %7.0f %7.0f %8u\n",
+  std::printf("%6u %3u %4u %5.2f %-9s %-8s | %6.2f %6.2f %6.2f %7.2f | %8.2f %7.2fx | %7.0f %7.0f %7.0f %8u\n",
               row.batch, row.trainers, row.lookahead, row.alpha, row.ranked ? "ranked" : "scattered",
+              m.vectorized ? "avx512" : "portable",
               1e3 * Median(m.build_s), 1e3 * Median(m.push_s),
               1e3 * Median(m.plan_s),
               1e3 * per_batch, rate / 1e6, rate / kBagpipeSamplesPerSecond, double(m.shared) / m.batches,
@@ -166,8 +172,8 @@ int main(int argc, char** argv) {
   const uint32_t measured = argc > 1 ? static_cast<uint32_t>(std::atoi(argv[1])) : 60;
   const int only = argc > 2 ? std::atoi(argv[2]) : -1;  // run one row of the table
   std::printf("oracle planning, Criteo Kaggle shape (26 tables, one id each), Zipf ids, one core (thread CPU time)\n");
-  std::printf("%6s %3s %4s %5s %-9s | %6s %6s %6s %7s | %8s %8s | %7s %7s %7s %8s\n", "batch", "W", "L", "alpha",
-              "ids", "dedup", "push", "plan", "ms/bat", "M samp/s", "/Bagpipe", "shared", "private", "fetched",
+  std::printf("%6s %3s %4s %5s %-9s %-8s | %6s %6s %6s %7s | %8s %8s | %7s %7s %7s %8s\n", "batch", "W", "L", "alpha",
+              "ids", "dedup", "dedup", "push", "plan", "ms/bat", "M samp/s", "/Bagpipe", "shared", "private", "fetched",
               "peak occ");
   const std::vector<Row> rows = {
       {16384, 8, 200, 1.05},  // the headline configuration
@@ -177,6 +183,7 @@ int main(int argc, char** argv) {
       {2048, 8, 200, 1.05},   {4096, 8, 200, 1.05},  {65536, 8, 50, 1.05},  // time vs batch size
       {16384, 1, 200, 1.05},  {16384, 32, 200, 1.05},                       // trainers
       {16384, 8, 200, 1.05, true}, {16384, 8, 200, 1.2, true},              // ids in frequency order
+      {16384, 8, 200, 1.05, false, DedupKernel::kPortable},                 // without AVX-512
   };
   for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
     if (only < 0 || only == i) Print(rows[i], Run(rows[i], measured));
