@@ -37,6 +37,46 @@ void Rebase(const uint32_t* from, size_t n, uint32_t base, uint32_t* to) {
   for (size_t i = 0; i < n; ++i) to[i] = from[i] - base;
 }
 
+// Dedups values[begin, count) through a direct array of tags (see
+// BatchRowsBuilder), given the slice's first `distinct` rows in
+// rows[0, distinct); returns the new number of distinct rows. For tables of
+// few rows: after the first ids of a slice nearly every id is a repeat,
+// which the predictor learns, where the branch-free DirectFrom would wait,
+// id after id, for the store of the same row's tag.
+size_t DirectFewFrom(uint32_t* tags, uint32_t base, const data::RowId* values, size_t begin, size_t count,
+                     uint32_t distinct, data::RowId* rows, uint32_t* inverse) {
+  for (size_t p = begin; p < count; ++p) {
+    const data::RowId row = values[p];
+    uint32_t tag = tags[row];
+    if (tag <= base) {
+      tag = base + 1 + distinct;
+      tags[row] = tag;
+      rows[distinct++] = row;
+    }
+    inverse[p] = tag - base - 1;
+  }
+  return distinct;
+}
+
+// DirectFewFrom for larger tables, where whether a row is new is a coin
+// toss for the predictor: branch-free (masks, not ?:, which GCC turns back
+// into a branch).
+size_t DirectFrom(uint32_t* tags, uint32_t base, const data::RowId* values, size_t count, data::RowId* rows,
+                  uint32_t* inverse) {
+  uint32_t distinct = 0;
+  for (size_t p = 0; p < count; ++p) {
+    const data::RowId row = values[p];
+    const uint32_t tag = tags[row];
+    const uint32_t mask = 0u - static_cast<uint32_t>(tag <= base);
+    const uint32_t index = (distinct & mask) | ((tag - base - 1) & ~mask);
+    tags[row] = base + 1 + index;
+    rows[distinct] = row;
+    distinct -= mask;  // + 1 when new
+    inverse[p] = index;
+  }
+  return distinct;
+}
+
 // The open-addressing set of one Dedup call: linear probing from a
 // Fibonacci hash, whose top bits spread consecutive ids. Cells are live
 // when their tag is above `base` (BatchRowsBuilder's tags).
@@ -76,6 +116,45 @@ size_t HashedFrom(const HashSet& set, const data::RowId* values, size_t begin, s
 }
 
 #ifdef ACTORREC_HAVE_AVX512_DEDUP
+#define ACTORREC_AVX512_DEDUP __attribute__((target("avx512f,avx512cd")))
+
+// The AVX-512 kernels take 16 ids at a time. Within such a vector, a row
+// may repeat: its first lane does the work, and the others copy its index.
+struct Lanes {
+  __m512i row;
+  __m512i same;      // per lane, the earlier lanes with the same row
+  __mmask16 first;   // the lanes with no such earlier lane
+};
+
+ACTORREC_AVX512_DEDUP inline Lanes LoadLanes(const data::RowId* values) {
+  Lanes l;
+  l.row = _mm512_loadu_si512(values);
+  l.same = _mm512_conflict_epi32(l.row);
+  l.first = _mm512_testn_epi32_mask(l.same, l.same);
+  return l;
+}
+
+// Given the index of each first lane (`fresh` ones new, numbered from
+// `distinct` in lane order), gives the repeats their first lane's index (the
+// lowest earlier lane with the same row: 31 − lzcnt of its isolated bit),
+// appends the new rows and writes the 16 indices. Returns the new count.
+ACTORREC_AVX512_DEDUP inline uint32_t FinishLanes(const Lanes& l, __m512i index, __mmask16 fresh, uint32_t distinct,
+                                                  data::RowId* rows, uint32_t* inverse) {
+  const __m512i lowest = _mm512_and_si512(l.same, _mm512_sub_epi32(_mm512_setzero_si512(), l.same));
+  const __m512i first_lane = _mm512_sub_epi32(_mm512_set1_epi32(31), _mm512_lzcnt_epi32(lowest));
+  index = _mm512_mask_permutexvar_epi32(index, static_cast<__mmask16>(~l.first), first_lane, index);
+  _mm512_mask_compressstoreu_epi32(rows + distinct, fresh, l.row);
+  _mm512_storeu_si512(inverse, index);
+  return distinct + static_cast<uint32_t>(__builtin_popcount(fresh));
+}
+
+// `fresh` lanes' indices: distinct, distinct + 1, … in lane order, into
+// `index`.
+ACTORREC_AVX512_DEDUP inline __m512i NumberFresh(__m512i index, __mmask16 fresh, uint32_t distinct) {
+  const __m512i lane_numbers = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  return _mm512_mask_expand_epi32(index, fresh, _mm512_add_epi32(lane_numbers, _mm512_set1_epi32(distinct)));
+}
+
 // HashedFrom for 16 ids at a time, then the scalar loop for the rest; the
 // same cells, the same result. Per vector: lanes that repeat an earlier
 // lane's row (conflict detection) take that lane's index at the end; the
@@ -86,16 +165,13 @@ size_t HashedFrom(const HashSet& set, const data::RowId* values, size_t begin, s
 // A scalar loop waits on each probe's load and on mispredicted "new row?"
 // branches; this one has neither, which makes it about twice as fast on
 // skewed ids (tools/bench/oracle_bench).
-__attribute__((target("avx512f,avx512cd"))) size_t HashedAvx512(const HashSet& set, const data::RowId* values,
-                                                                   size_t count, data::RowId* rows,
-                                                                   uint32_t* inverse) {
-  const __m512i lane_numbers = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+ACTORREC_AVX512_DEDUP size_t HashedAvx512(const HashSet& set, const data::RowId* values, size_t count,
+                                          data::RowId* rows, uint32_t* inverse) {
   const __m512i base = _mm512_set1_epi32(static_cast<int>(set.base));
   const __m512i base_plus_one = _mm512_set1_epi32(static_cast<int>(set.base + 1));
   const __m512i wrap = _mm512_set1_epi32(static_cast<int>(set.wrap));
   const __m512i one = _mm512_set1_epi32(1);
   const __m512i fibonacci = _mm512_set1_epi32(static_cast<int>(kFibonacci32));
-  const __m512i thirty_one = _mm512_set1_epi32(31);
   const __m512i no_cell = _mm512_set1_epi32(-1);  // above every cell index
   const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(set.shift));
   const int* keys = reinterpret_cast<const int*>(set.keys);
@@ -103,15 +179,13 @@ __attribute__((target("avx512f,avx512cd"))) size_t HashedAvx512(const HashSet& s
   uint32_t distinct = 0;
   size_t p = 0;
   for (; p + 16 <= count; p += 16) {
-    const __m512i row = _mm512_loadu_si512(values + p);
-    // Per lane, the earlier lanes with the same row.
-    const __m512i same = _mm512_conflict_epi32(row);
-    const __mmask16 first = _mm512_testn_epi32_mask(same, same);
+    const Lanes lanes = LoadLanes(values + p);
+    const __m512i row = lanes.row;
     // maskz: the unmasked form trips GCC 12's -Wmaybe-uninitialized.
     __m512i cell = _mm512_maskz_srl_epi32(0xFFFF, _mm512_mullo_epi32(row, fibonacci), shift);
     __m512i index = _mm512_setzero_si512();
     __mmask16 fresh = 0;
-    for (__mmask16 probing = first; probing != 0;) {
+    for (__mmask16 probing = lanes.first; probing != 0;) {
       const __m512i tag = _mm512_mask_i32gather_epi32(base, probing, cell, tags, 4);
       const __mmask16 live = _mm512_mask_cmpgt_epu32_mask(probing, tag, base);
       const __m512i key = _mm512_mask_i32gather_epi32(row, live, cell, keys, 4);
@@ -121,7 +195,7 @@ __attribute__((target("avx512f,avx512cd"))) size_t HashedAvx512(const HashSet& s
       probing = live & ~found;
       cell = _mm512_mask_and_epi32(cell, probing, _mm512_add_epi32(cell, one), wrap);
     }
-    index = _mm512_mask_expand_epi32(index, fresh, _mm512_add_epi32(lane_numbers, _mm512_set1_epi32(distinct)));
+    index = NumberFresh(index, fresh, distinct);
     const __m512i new_tag = _mm512_add_epi32(index, base_plus_one);
     for (__mmask16 placing = fresh; placing != 0;) {
       // Lanes with no earlier placing lane on the same cell take it.
@@ -137,14 +211,7 @@ __attribute__((target("avx512f,avx512cd"))) size_t HashedAvx512(const HashSet& s
         looking = _mm512_mask_cmpgt_epu32_mask(looking, tag, base);
       }
     }
-    // Repeats take the index of their row's first lane (the lowest earlier
-    // lane with the same row: 31 − lzcnt of its isolated bit).
-    const __m512i lowest = _mm512_and_si512(same, _mm512_sub_epi32(_mm512_setzero_si512(), same));
-    index = _mm512_mask_permutexvar_epi32(index, static_cast<__mmask16>(~first),
-                                          _mm512_sub_epi32(thirty_one, _mm512_lzcnt_epi32(lowest)), index);
-    _mm512_mask_compressstoreu_epi32(rows + distinct, fresh, row);
-    _mm512_storeu_si512(inverse + p, index);
-    distinct += static_cast<uint32_t>(__builtin_popcount(fresh));
+    distinct = FinishLanes(lanes, index, fresh, distinct, rows, inverse + p);
   }
   return HashedFrom(set, values, p, count, distinct, rows, inverse);
 }
@@ -153,43 +220,23 @@ __attribute__((target("avx512f,avx512cd"))) size_t HashedAvx512(const HashSet& s
 // ids at a time: a gather of their tags, conflict detection for rows that
 // repeat within the 16, new rows numbered in lane order and their tags
 // scattered back. Then the scalar loop for the rest.
-__attribute__((target("avx512f,avx512cd"))) size_t DirectAvx512(uint32_t* tags, uint32_t base,
-                                                                   const data::RowId* values, size_t count,
-                                                                   data::RowId* rows, uint32_t* inverse) {
-  const __m512i lane_numbers = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+ACTORREC_AVX512_DEDUP size_t DirectAvx512(uint32_t* tags, uint32_t base, const data::RowId* values, size_t count,
+                                          data::RowId* rows, uint32_t* inverse) {
   const __m512i base_vector = _mm512_set1_epi32(static_cast<int>(base));
   const __m512i base_plus_one = _mm512_set1_epi32(static_cast<int>(base + 1));
-  const __m512i thirty_one = _mm512_set1_epi32(31);
+  const int* gather_from = reinterpret_cast<const int*>(tags);
   uint32_t distinct = 0;
   size_t p = 0;
   for (; p + 16 <= count; p += 16) {
-    const __m512i row = _mm512_loadu_si512(values + p);
-    const __m512i same = _mm512_conflict_epi32(row);
-    const __mmask16 first = _mm512_testn_epi32_mask(same, same);
-    const __m512i tag = _mm512_mask_i32gather_epi32(base_vector, first, row, reinterpret_cast<const int*>(tags), 4);
-    const __mmask16 known = _mm512_mask_cmpgt_epu32_mask(first, tag, base_vector);
-    const __mmask16 fresh = first & ~known;
-    __m512i index = _mm512_maskz_sub_epi32(known, tag, base_plus_one);
-    index = _mm512_mask_expand_epi32(index, fresh, _mm512_add_epi32(lane_numbers, _mm512_set1_epi32(distinct)));
-    _mm512_mask_i32scatter_epi32(tags, fresh, row, _mm512_add_epi32(index, base_plus_one), 4);
-    const __m512i lowest = _mm512_and_si512(same, _mm512_sub_epi32(_mm512_setzero_si512(), same));
-    index = _mm512_mask_permutexvar_epi32(index, static_cast<__mmask16>(~first),
-                                          _mm512_sub_epi32(thirty_one, _mm512_lzcnt_epi32(lowest)), index);
-    _mm512_mask_compressstoreu_epi32(rows + distinct, fresh, row);
-    _mm512_storeu_si512(inverse + p, index);
-    distinct += static_cast<uint32_t>(__builtin_popcount(fresh));
+    const Lanes lanes = LoadLanes(values + p);
+    const __m512i tag = _mm512_mask_i32gather_epi32(base_vector, lanes.first, lanes.row, gather_from, 4);
+    const __mmask16 known = _mm512_mask_cmpgt_epu32_mask(lanes.first, tag, base_vector);
+    const __mmask16 fresh = lanes.first & ~known;
+    const __m512i index = NumberFresh(_mm512_maskz_sub_epi32(known, tag, base_plus_one), fresh, distinct);
+    _mm512_mask_i32scatter_epi32(tags, fresh, lanes.row, _mm512_add_epi32(index, base_plus_one), 4);
+    distinct = FinishLanes(lanes, index, fresh, distinct, rows, inverse + p);
   }
-  for (; p < count; ++p) {
-    const data::RowId row = values[p];
-    uint32_t tag = tags[row];
-    if (tag <= base) {
-      tag = base + 1 + distinct;
-      tags[row] = tag;
-      rows[distinct++] = row;
-    }
-    inverse[p] = tag - base - 1;
-  }
-  return distinct;
+  return DirectFewFrom(tags, base, values, p, count, distinct, rows, inverse);
 }
 
 bool CpuHasAvx512Dedup() { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd"); }
@@ -274,42 +321,13 @@ void BatchRowsBuilder::Dedup(uint32_t t, const data::RowId* values, size_t count
 size_t BatchRowsBuilder::DedupDirect(uint32_t t, const data::RowId* values, size_t count, SliceTable* out) {
   std::vector<uint32_t>& direct = direct_[t];
   if (direct.empty()) direct.assign(table_rows_[t], 0);
-  uint32_t* seen = direct.data();
   data::RowId* rows = distinct_rows_.data();
   uint32_t* inverse = out->inverse.data();
-  const uint32_t base = base_;  // a local: stores to `seen` could alias the member
 #ifdef ACTORREC_HAVE_AVX512_DEDUP
-  if (vectorized_) return DirectAvx512(seen, base, values, count, rows, inverse);
+  if (vectorized_) return DirectAvx512(direct.data(), base_, values, count, rows, inverse);
 #endif
-  uint32_t distinct = 0;
-  if (table_rows_[t] <= kFewRows) {
-    // Few rows: after the first few ids of a slice nearly every id is a
-    // repeat, which the predictor learns; and the branch-free loop below
-    // would wait, id after id, for the store of the same row's entry.
-    for (size_t p = 0; p < count; ++p) {
-      const data::RowId row = values[p];
-      uint32_t tag = seen[row];
-      if (tag <= base) {
-        tag = base + 1 + distinct;
-        seen[row] = tag;
-        rows[distinct++] = row;
-      }
-      inverse[p] = tag - base - 1;
-    }
-    return distinct;
-  }
-  // Branch-free, as in HashedFrom.
-  for (size_t p = 0; p < count; ++p) {
-    const data::RowId row = values[p];
-    const uint32_t tag = seen[row];
-    const uint32_t mask = 0u - static_cast<uint32_t>(tag <= base);
-    const uint32_t index = (distinct & mask) | ((tag - base - 1) & ~mask);
-    seen[row] = base + 1 + index;
-    rows[distinct] = row;
-    distinct -= mask;
-    inverse[p] = index;
-  }
-  return distinct;
+  if (table_rows_[t] <= kFewRows) return DirectFewFrom(direct.data(), base_, values, 0, count, 0, rows, inverse);
+  return DirectFrom(direct.data(), base_, values, count, rows, inverse);
 }
 
 size_t BatchRowsBuilder::DedupHashed(const data::RowId* values, size_t count, SliceTable* out) {
