@@ -63,8 +63,12 @@ class BatchRowsBuilder {
   bool vectorized() const { return vectorized_; }
 
   // Tests: the tags of the next Build start at `base`, so that a test can
-  // reach the point where they start again from zero.
-  void StartTagsAt(uint32_t base) { base_ = base; }
+  // reach the point where they start again from zero. Only raising it is
+  // safe: earlier tags must stay at most the base.
+  void StartTagsAt(uint32_t base) {
+    ACTORREC_ASSERT(base >= base_, "tags may only start higher");
+    base_ = base;
+  }
 
  private:
   // Dedups one slice of table t into `out`. Small tables use a direct-
