@@ -219,7 +219,8 @@ ACTORREC_AVX512_DEDUP size_t HashedAvx512(const HashSet& set, const data::RowId*
 // The direct-array dedup (tags[row], BatchRowsBuilder::DedupDirect) for 16
 // ids at a time: a gather of their tags, conflict detection for rows that
 // repeat within the 16, new rows numbered in lane order and their tags
-// scattered back. Then the scalar loop for the rest.
+// scattered back. Then the scalar loop for the rest. Rows index the gather
+// as signed 32-bit numbers, which direct tables (up to 2^16 rows) allow.
 ACTORREC_AVX512_DEDUP size_t DirectAvx512(uint32_t* tags, uint32_t base, const data::RowId* values, size_t count,
                                           data::RowId* rows, uint32_t* inverse) {
   const __m512i base_vector = _mm512_set1_epi32(static_cast<int>(base));
@@ -350,7 +351,11 @@ size_t BatchRowsBuilder::DedupHashed(const data::RowId* values, size_t count, Sl
   const HashSet set{hash_keys_.data(), hash_tags_.data(), static_cast<uint32_t>(cells - 1),
                     static_cast<uint32_t>(32 - __builtin_ctzll(cells)), base_};
 #ifdef ACTORREC_HAVE_AVX512_DEDUP
-  if (vectorized_) return HashedAvx512(set, values, count, distinct_rows_.data(), out->inverse.data());
+  // Gathers take signed 32-bit indices: a set of more than 2^31 cells (a
+  // slice of over 2^28 ids) stays with the scalar loop.
+  if (vectorized_ && cells <= (size_t{1} << 31)) {
+    return HashedAvx512(set, values, count, distinct_rows_.data(), out->inverse.data());
+  }
 #endif
   return HashedFrom(set, values, 0, count, 0, distinct_rows_.data(), out->inverse.data());
 }
