@@ -2,7 +2,8 @@
 // planned per second on one core, against the Bagpipe paper's 3.27 M/s, and
 // how the time per batch moves with the lookahead and the batch size.
 //
-// Usage: oracle_bench [measured batches per row, default 60] [row, default all]
+// Usage: oracle_bench [measured batches per row, default 60] [row, default
+// all; one past the last planning row: the dedup table alone]
 //
 // What is timed, in thread CPU time, the median over the measured batches
 // (the median because other processes' time slices evict the planner's
@@ -12,7 +13,8 @@
 // 2L + 2 batches untimed, so that slots are being reused from quarantine and
 // the window is full when timing starts. The `dedup` column names the dedup
 // kernel (BatchRowsBuilder: AVX-512 where the CPU has it); the last row runs
-// the portable one, as a CPU without AVX-512 would.
+// the portable one, as a CPU without AVX-512 would. A second table times
+// the two dedup kernels alone, per id, on tables of four sizes.
 #include <time.h>
 
 #include <algorithm>
@@ -166,6 +168,45 @@ void Print(const Row& row, const Measured& m) {
   std::fflush(stdout);
 }
 
+// The dedup kernels alone, per id: one table of `table_rows` rows, global
+// batches of 16384 Zipf(1.05) scattered ids cut into 8 slices of 2048 (the
+// headline's slices), both kernels on the same batches. Median batch.
+void PrintDedupPerId(uint64_t table_rows, uint32_t measured) {
+  const uint32_t samples = 16384, trainers = 8;
+  const std::vector<uint64_t> one_table = {table_rows};
+  BatchRowsBuilder best(one_table, DedupKernel::kBest), portable(one_table, DedupKernel::kPortable);
+  const ZipfIds ids(table_rows, 1.05, /*ranked=*/false);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  data::SampleBlock batch;
+  batch.Reset(0, 1);
+  batch.labels.assign(samples, 0.0f);
+  batch.tables[0].values.resize(samples);
+  batch.tables[0].offsets.resize(size_t{samples} + 1);
+  for (uint32_t i = 0; i <= samples; ++i) batch.tables[0].offsets[i] = i;
+  std::vector<double> best_s, portable_s;
+  uint64_t distinct = 0;
+  BatchRows a, b;
+  for (uint32_t k = 0; k < measured + 5; ++k) {
+    for (auto& v : batch.tables[0].values) v = ids(uniform(rng));
+    const double t0 = ThreadSeconds();
+    if (Status s = best.Build(batch, trainers, &a); !s.ok()) std::abort();
+    const double t1 = ThreadSeconds();
+    if (Status s = portable.Build(batch, trainers, &b); !s.ok()) std::abort();
+    const double t2 = ThreadSeconds();
+    if (a.slices != b.slices) std::abort();  // the kernels must agree
+    if (k < 5) continue;                     // warm the scratch
+    best_s.push_back(t1 - t0);
+    portable_s.push_back(t2 - t1);
+    for (const SliceTable& s : a.slices) distinct += s.rows.size();
+  }
+  const double per_id = 1e9 / samples;
+  const double portable_ns = Median(portable_s) * per_id, best_ns = Median(best_s) * per_id;
+  std::printf("%9lu %11s | %8.2f %8.2f %7.2fx | %6.1f %%\n", static_cast<unsigned long>(table_rows),
+              table_rows > (uint64_t{1} << 16) ? "hash set" : "direct", portable_ns, best_ns, portable_ns / best_ns,
+              100.0 * double(distinct) / (double(measured) * samples));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -187,6 +228,16 @@ int main(int argc, char** argv) {
   };
   for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
     if (only < 0 || only == i) Print(rows[i], Run(rows[i], measured));
+  }
+  // The dedup table is row rows.size() of the command line.
+  if (only >= 0 && only != static_cast<int>(rows.size())) return 0;
+  BatchRowsBuilder probe({1});
+  std::printf("\ndedup alone (BatchRowsBuilder::Build of one table: checks, dedup, copies), ns per id;\n"
+              "slices of 2048 Zipf(1.05) ids, portable kernel vs best (%s)\n",
+              probe.vectorized() ? "AVX-512" : "no AVX-512 here: portable too");
+  std::printf("%9s %11s | %8s %8s %8s | %8s\n", "rows", "structure", "portable", "best", "ratio", "new ids");
+  for (uint64_t table_rows : {uint64_t{583}, uint64_t{12517}, uint64_t{142572}, uint64_t{10131227}}) {
+    PrintDedupPerId(table_rows, measured);
   }
   return 0;
 }
