@@ -59,6 +59,11 @@ class BatchRowsBuilder {
   // one KJT table per cardinality or holds a row id out of range.
   Status Build(const data::SampleBlock& batch, uint32_t trainers, BatchRows* out);
 
+  // Tables up to this many rows dedup through a direct array: 4 bytes a row,
+  // 256 KiB at most, which stays in L2 across the slices of a batch; larger
+  // ones through a hash set.
+  static constexpr uint64_t kDirectRows = uint64_t{1} << 16;
+
   // Whether slices go through the AVX-512 kernels.
   bool vectorized() const { return vectorized_; }
 
@@ -79,9 +84,6 @@ class BatchRowsBuilder {
   size_t DedupDirect(uint32_t t, const data::RowId* values, size_t count, SliceTable* out);
   size_t DedupHashed(const data::RowId* values, size_t count, SliceTable* out);
 
-  // Tables up to this many rows dedup through a direct array: 4 bytes a row,
-  // 256 KiB at most, which stays in L2 across the slices of a batch.
-  static constexpr uint64_t kDirectRows = uint64_t{1} << 16;
   // Tables up to this many rows dedup with a branch on "new row?", which
   // is nearly always "no" there.
   static constexpr uint64_t kFewRows = 1024;

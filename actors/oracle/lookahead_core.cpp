@@ -21,6 +21,12 @@ constexpr size_t kPrefetchDistance = 64;
 // are requested when it moves.
 constexpr size_t kTailPrefetch = 16;
 
+template <class T>
+void AppendPrefetchingTail(std::vector<T>& list, const T& item) {
+  list.push_back(item);
+  __builtin_prefetch(list.data() + list.size() + kTailPrefetch, 1);
+}
+
 std::string PartitionName(uint32_t p, const std::vector<uint32_t>& tables) {
   // Appends only: GCC 12 at -O3 warns (-Wrestrict, a false positive) on
   // `" " + std::to_string(…)`.
@@ -135,9 +141,8 @@ void LookaheadCore::Push(const BatchRows& rows) {
         // planned once its L successors are pushed), must hand its slot on.
         if (cached & !again) {
           const uint32_t back = j + 1 - last_use;  // in [1, L]: the previous use's record is in the ring
-          std::vector<Link>& links = records_[ring >= back ? ring - back : ring + ring_size - back].links;
-          links.push_back(Link{last_pos, ring, size});
-          __builtin_prefetch(links.data() + links.size() + kTailPrefetch, 1);
+          AppendPrefetchingTail(records_[ring >= back ? ring - back : ring + ring_size - back].links,
+                                Link{last_pos, ring, size});
         }
         const uint32_t pos = again ? last_pos : size;
         entry_of[k++] = pos;
@@ -196,9 +201,7 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
   }
   // Rows used again keep their slot (they are shared, so it was set above).
   for (const Link& l : record.links) {
-    std::vector<Handover>& handovers = records_[l.to].handovers;
-    handovers.push_back(Handover{l.to_pos, entries[l.from].slot});
-    __builtin_prefetch(handovers.data() + handovers.size() + kTailPrefetch, 1);
+    AppendPrefetchingTail(records_[l.to].handovers, Handover{l.to_pos, entries[l.from].slot});
   }
   if (plan != nullptr) {
     plan->occupancy = occupancy;

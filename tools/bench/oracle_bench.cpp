@@ -91,6 +91,19 @@ double ThreadSeconds() {
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
+// A batch of `samples` samples with one id per table (ids left to fill).
+data::SampleBlock OneHotBatch(size_t tables, uint32_t samples) {
+  data::SampleBlock batch;
+  batch.Reset(0, tables);
+  batch.labels.assign(samples, 0.0f);
+  for (auto& t : batch.tables) {
+    t.values.resize(samples);
+    t.offsets.resize(size_t{samples} + 1);
+    for (uint32_t i = 0; i <= samples; ++i) t.offsets[i] = i;
+  }
+  return batch;
+}
+
 Measured Run(const Row& row, uint32_t measured) {
   PlannerOptions options;
   options.trainers = row.trainers;
@@ -104,14 +117,7 @@ Measured Run(const Row& row, uint32_t measured) {
   std::mt19937_64 rng(42);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
 
-  data::SampleBlock batch;
-  batch.Reset(0, kKaggleRows.size());
-  batch.labels.assign(row.batch, 0.0f);
-  for (auto& t : batch.tables) {
-    t.values.resize(row.batch);
-    t.offsets.resize(size_t{row.batch} + 1);
-    for (uint32_t i = 0; i <= row.batch; ++i) t.offsets[i] = i;
-  }
+  data::SampleBlock batch = OneHotBatch(kKaggleRows.size(), row.batch);
   const uint64_t warm = 2 * uint64_t{row.lookahead} + 2;
   Measured m;
   m.vectorized = builder.vectorized();
@@ -178,12 +184,7 @@ void PrintDedupPerId(uint64_t table_rows, uint32_t measured) {
   const ZipfIds ids(table_rows, 1.05, /*ranked=*/false);
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  data::SampleBlock batch;
-  batch.Reset(0, 1);
-  batch.labels.assign(samples, 0.0f);
-  batch.tables[0].values.resize(samples);
-  batch.tables[0].offsets.resize(size_t{samples} + 1);
-  for (uint32_t i = 0; i <= samples; ++i) batch.tables[0].offsets[i] = i;
+  data::SampleBlock batch = OneHotBatch(1, samples);
   std::vector<double> best_s, portable_s;
   uint64_t distinct = 0;
   BatchRows a, b;
@@ -203,7 +204,7 @@ void PrintDedupPerId(uint64_t table_rows, uint32_t measured) {
   const double per_id = 1e9 / samples;
   const double portable_ns = Median(portable_s) * per_id, best_ns = Median(best_s) * per_id;
   std::printf("%9lu %11s | %8.2f %8.2f %7.2fx | %6.1f %%\n", static_cast<unsigned long>(table_rows),
-              table_rows > (uint64_t{1} << 16) ? "hash set" : "direct", portable_ns, best_ns, portable_ns / best_ns,
+              table_rows > BatchRowsBuilder::kDirectRows ? "hash set" : "direct", portable_ns, best_ns, portable_ns / best_ns,
               100.0 * double(distinct) / (double(measured) * samples));
 }
 
