@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <utility>
 #include <vector>
 
 namespace actorrec::data {
@@ -90,6 +91,12 @@ class BagOffsets {
   void clear() {
     compact_ = false;
     explicit_.clear();
+  }
+  // Exchanges contents (capacities included), as std::vector::swap does.
+  void swap(BagOffsets& other) noexcept {
+    explicit_.swap(other.explicit_);
+    std::swap(bags_, other.bags_);
+    std::swap(compact_, other.compact_);
   }
 
   // By content: the compact form equals the same offsets written out.

@@ -273,7 +273,10 @@ Status BatchRowsBuilder::Build(const data::SampleBlock& batch, uint32_t trainers
                                      " offsets for " + std::to_string(samples) +
                                      " samples, or they do not run from 0 to its value count");
     }
-    if (Decreasing(kjt.offsets.data(), kjt.offsets.size())) return Status::InvalidArgument("table " + std::to_string(t) + ": offsets decrease");
+    // Compact offsets are 0, 1, …, n by construction.
+    if (!kjt.offsets.compact() && Decreasing(kjt.offsets.data(), kjt.offsets.size())) {
+      return Status::InvalidArgument("table " + std::to_string(t) + ": offsets decrease");
+    }
     // The largest id first (a loop the compiler vectorizes), its place only
     // when it is out of range.
     const data::RowId largest = Largest(kjt.values.data(), kjt.values.size());
@@ -294,9 +297,15 @@ Status BatchRowsBuilder::Build(const data::SampleBlock& batch, uint32_t trainers
       const auto& kjt = batch.tables[t];
       SliceTable& slice = out->slice(w, t);
       const uint32_t base = kjt.offsets[range.begin];
-      const size_t bags = size_t{range.end} - range.begin + 1;
-      slice.offsets.resize(bags);
-      Rebase(kjt.offsets.data() + range.begin, bags, base, slice.offsets.data());
+      const size_t bags = size_t{range.end} - range.begin;
+      if (kjt.offsets.compact()) {
+        // Single-hot: the slice's offsets are 0, 1, …, bags too, and stay
+        // unwritten (in a Criteo batch they are as many words as the ids).
+        slice.offsets.SetSingleHot(bags);
+      } else {
+        slice.offsets.resize(bags + 1);
+        Rebase(kjt.offsets.data() + range.begin, bags + 1, base, slice.offsets.data());
+      }
       Dedup(t, kjt.values.data() + base, kjt.offsets[range.end] - base, &slice);
     }
   }

@@ -16,7 +16,7 @@ namespace actorrec::oracle {
 struct SliceTable {
   std::vector<data::RowId> rows;  // distinct, in order of first use
   std::vector<uint32_t> inverse;  // one per value position, each < rows.size()
-  std::vector<uint32_t> offsets;  // samples + 1 entries, starting at 0
+  data::BagOffsets offsets;       // samples + 1 entries, starting at 0; compact when single-hot
   bool operator==(const SliceTable&) const = default;
 };
 

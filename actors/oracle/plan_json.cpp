@@ -21,7 +21,8 @@ void Key(const char* name, std::string* out) {
   out->append("\":");
 }
 
-void Numbers(const std::vector<uint32_t>& v, std::string* out) {
+template <class Vec>
+void Numbers(const Vec& v, std::string* out) {
   out->push_back('[');
   for (size_t i = 0; i < v.size(); ++i) {
     if (i) out->push_back(',');

@@ -38,7 +38,7 @@ struct TableFeatures {
   uint32_t table = 0;
   std::vector<uint32_t> unique_slots;
   std::vector<uint32_t> inverse;
-  std::vector<uint32_t> offsets;
+  data::BagOffsets offsets;  // compact (nothing stored) when every bag holds one id
   bool operator==(const TableFeatures&) const = default;
 };
 

@@ -98,8 +98,7 @@ data::SampleBlock OneHotBatch(size_t tables, uint32_t samples) {
   batch.labels.assign(samples, 0.0f);
   for (auto& t : batch.tables) {
     t.values.resize(samples);
-    t.offsets.resize(size_t{samples} + 1);
-    for (uint32_t i = 0; i <= samples; ++i) t.offsets[i] = i;
+    t.offsets.SetSingleHot(samples);  // as the readers leave single-hot tables
   }
   return batch;
 }
