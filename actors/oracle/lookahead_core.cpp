@@ -21,6 +21,9 @@ constexpr size_t kPrefetchDistance = 64;
 // are requested when it moves.
 constexpr size_t kTailPrefetch = 16;
 
+// Rows whose state Push loads before handling them (see there).
+constexpr size_t kPushChunk = 64;
+
 template <class T>
 void AppendPrefetchingTail(std::vector<T>& list, const T& item) {
   list.push_back(item);
@@ -98,61 +101,97 @@ void LookaheadCore::Push(const BatchRows& rows) {
   const uint32_t ring = static_cast<uint32_t>(j % records_.size());
   const uint32_t ring_size = static_cast<uint32_t>(records_.size());
   Record& record = records_[ring];
-  record.links.clear();
   record.handovers.clear();
   size_t slice_rows = 0;
   for (uint32_t t : owned_tables_) {
     for (uint32_t w = 0; w < trainers_; ++w) slice_rows += rows.slice(w, t).rows.size();
   }
-  // At most one entry per slice row, plus one that a duplicate may scribble
-  // on: the loop below writes every candidate entry and keeps the new ones.
+  // At most one entry per slice row, plus one (the last) that the loop
+  // below writes where a row has no flag to set.
   record.entries.resize(slice_rows + 1);
   record.entry_of.resize(slice_rows);
-  Entry* entries = record.entries.data();
-  uint32_t* entry_of = record.entry_of.data();
-  // Flag updates that do not apply land here: the loop has no branches on
-  // the row's history, which no predictor can guess.
-  uint8_t unused_shared = 0;
+  Entry* const entries = record.entries.data();
+  uint32_t* const entry_of = record.entry_of.data();
+  const uint32_t no_entry = static_cast<uint32_t>(slice_rows);
+  // The end of every record's links, by ring index, and one more that
+  // rows without a link write to (and do not advance): the loop has no
+  // branches on the row's history, which no predictor can guess.
+  link_ends_.resize(size_t{ring_size} + 1);
+  for (uint32_t r = 0; r < ring_size; ++r) link_ends_[r] = records_[r].links_end;
+  Link unlinked[1 + kTailPrefetch];
+  link_ends_[ring_size] = unlinked;
+  Link** const link_ends = link_ends_.data();
+  // Values used in the loop live in locals: a store to a flag (a byte, which
+  // may alias anything) would otherwise have them reloaded, row after row.
+  const uint32_t lookahead = lookahead_, j_plus_one = j + 1;
   uint32_t size = 0, k = 0;
   for (uint32_t t : owned_tables_) {
     record.table_begin[t] = size;
-    RowState* state = state_.get() + table_base_[t];
+    RowState* const state = state_.get() + table_base_[t];
     for (uint32_t w = 0; w < trainers_; ++w) {
-      const std::vector<data::RowId>& slice = rows.slice(w, t).rows;
       record.slice_begin[size_t{w} * tables_ + t] = k;
-      const size_t n = slice.size();
+      const data::RowId* const ids = rows.slice(w, t).rows.data();
+      const size_t n = rows.slice(w, t).rows.size();
       // The table's next slice: its first rows' state is requested while
       // this slice's last rows are handled.
-      const std::vector<data::RowId>* next = w + 1 < trainers_ ? &rows.slice(w + 1, t).rows : nullptr;
-      for (size_t i = 0; i < n; ++i) {
-        if (i + kPrefetchDistance < n) {
-          __builtin_prefetch(state + slice[i + kPrefetchDistance], 1);
-        } else if (next != nullptr && i + kPrefetchDistance - n < next->size()) {
-          __builtin_prefetch(state + (*next)[i + kPrefetchDistance - n], 1);
+      const data::RowId* next_ids = nullptr;
+      size_t next_n = 0;
+      if (w + 1 < trainers_) {
+        next_ids = rows.slice(w + 1, t).rows.data();
+        next_n = rows.slice(w + 1, t).rows.size();
+      }
+      // Chunks of rows in two steps. First the chunk's states are loaded
+      // (independent loads, whose misses overlap) and the next chunk's
+      // requested; then each row is handled without a branch on its state,
+      // which is no longer a miss away. A row occurs once in a slice, so a
+      // chunk holds no row twice and its loads see every earlier store.
+      for (size_t c = 0; c < n; c += kPushChunk) {
+        const size_t m = std::min(kPushChunk, n - c);
+        RowState before[kPushChunk];
+        for (size_t i = 0; i < m; ++i) {
+          const size_t ahead = c + i + kPrefetchDistance;
+          if (ahead < n) {
+            __builtin_prefetch(state + ids[ahead], 1);
+          } else if (ahead - n < next_n) {
+            __builtin_prefetch(state + next_ids[ahead - n], 1);
+          }
+          before[i] = state[ids[c + i]];
         }
-        RowState& st = state[slice[i]];
-        const uint32_t last_use = st.last_use, last_pos = st.last_pos;
-        const bool seen = last_use != 0;
-        const bool again = last_use == j + 1;  // an earlier slice of j touched it
-        const bool cached = seen && j - (last_use - 1) <= lookahead_;
-        entries[size] = Entry{slice[i], 0, static_cast<uint16_t>(w), static_cast<uint8_t>(cached ? kCached : 0)};
-        *(again ? &entries[last_pos].flags : &unused_shared) |= kShared;
-        // A use within L of the previous one: that batch, unplanned (it is
-        // planned once its L successors are pushed), must hand its slot on.
-        if (cached & !again) {
-          const uint32_t back = j + 1 - last_use;  // in [1, L]: the previous use's record is in the ring
-          AppendPrefetchingTail(records_[ring >= back ? ring - back : ring + ring_size - back].links,
-                                Link{last_pos, ring, size});
+        for (size_t i = 0; i < m; ++i) {
+          const data::RowId row = ids[c + i];
+          const uint32_t last_use = before[i].last_use, last_pos = before[i].last_pos;
+          const uint32_t age = j_plus_one - last_use;  // batches since the previous use
+          const uint32_t again = age == 0;             // an earlier slice of j touched the row
+          // A use within L of the previous one: that batch, unplanned (it
+          // is planned once its L successors are pushed), must hand its
+          // slot on. Masks, not ?: (which GCC may turn back into branches).
+          const uint32_t linked = static_cast<uint32_t>(last_use != 0) & static_cast<uint32_t>(age - 1 < lookahead);
+          entries[size] = Entry{row, 0, static_cast<uint16_t>(w), static_cast<uint8_t>(linked * kCached)};
+          const uint32_t again_mask = 0u - again;
+          entries[(last_pos & again_mask) | (no_entry & ~again_mask)].flags |= kShared;
+          // back in [1, L] when linked: the previous use's record is in the ring.
+          const uint32_t back_ring = ring >= age ? ring - age : ring + ring_size - age;
+          const uint32_t link_mask = 0u - linked;
+          Link*& end = link_ends[(back_ring & link_mask) | (ring_size & ~link_mask)];
+          *end = Link{last_pos, ring, size};
+          __builtin_prefetch(end + kTailPrefetch, 1);
+          end += linked;
+          const uint32_t pos = (last_pos & again_mask) | (size & ~again_mask);
+          entry_of[k++] = pos;
+          state[row] = RowState{j_plus_one, pos};
+          size += 1 - again;
         }
-        const uint32_t pos = again ? last_pos : size;
-        entry_of[k++] = pos;
-        st.last_use = j + 1;
-        st.last_pos = pos;
-        size += !again;
       }
     }
     record.table_end[t] = size;
   }
+  for (uint32_t r = 0; r < ring_size; ++r) records_[r].links_end = link_ends_[r];
+  // Each of this record's rows gets at most one link (from its next use).
+  if (record.link_capacity < size) {
+    record.links = std::make_unique_for_overwrite<Link[]>(size);
+    record.link_capacity = size;
+  }
+  record.links_end = record.links.get();
   // entries keeps its length (its tail unused): shrinking it would have the
   // next resize zero-fill the tail again.
   ++pushed_;
@@ -191,8 +230,10 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
   }
   // Rows that batch b + 1 uses (its links come first) are critical.
   const uint32_t next_ring = static_cast<uint32_t>((b + 1) % records_.size());
-  for (const Link& l : record.links) {
-    entries[l.from].flags |= static_cast<uint8_t>(kHasNext | (l.to == next_ring ? kNextAdjacent : 0));
+  const Link* const links = record.links.get();
+  const Link* const links_end = record.links_end;
+  for (const Link* l = links; l != links_end; ++l) {
+    entries[l->from].flags |= static_cast<uint8_t>(kHasNext | (l->to == next_ring ? kNextAdjacent : 0));
   }
   for (const Handover& h : record.handovers) entries[h.pos].slot = h.slot;
   uint32_t occupancy = 0;
@@ -200,8 +241,8 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
     if (Status s = PlanPartition(i, b, record, plan, &occupancy); !s.ok()) return s;
   }
   // Rows used again keep their slot (they are shared, so it was set above).
-  for (const Link& l : record.links) {
-    AppendPrefetchingTail(records_[l.to].handovers, Handover{l.to_pos, entries[l.from].slot});
+  for (const Link* l = links; l != links_end; ++l) {
+    AppendPrefetchingTail(records_[l->to].handovers, Handover{l->to_pos, entries[l->from].slot});
   }
   if (plan != nullptr) {
     plan->occupancy = occupancy;

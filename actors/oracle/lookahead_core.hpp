@@ -55,6 +55,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -159,7 +160,11 @@ class LookaheadCore {
     // Appended in order while later batches are pushed and earlier ones are
     // planned; the plan of this batch reads them while its record is in
     // cache, where writing each into its entry at once would miss.
-    std::vector<Link> links;          // the record's rows used again within L
+    // The record's rows used again within L: room for one per entry, set
+    // when the record is pushed, so that appending checks nothing.
+    std::unique_ptr<Link[]> links;
+    size_t link_capacity = 0;
+    Link* links_end = nullptr;
     std::vector<Handover> handovers;  // the slots of its cached rows
   };
 
@@ -199,6 +204,7 @@ class LookaheadCore {
   std::vector<uint32_t> group_;           // slots of the private misses
   std::vector<uint32_t> next_group_;      // per trainer: its private misses given a slot so far
   std::vector<uint32_t> retired_;         // slots freed after the batch
+  std::vector<Link*> link_ends_;          // Push's scratch: per ring index, the end of its links
   std::vector<RowSlot*> own_prefetch_, own_rows_;  // per trainer: write cursors into its lists
 
   // Rows written so far to each list of the plan being built.
