@@ -24,13 +24,6 @@ bool Decreasing(const uint32_t* offsets, size_t n) {
   return decreasing;
 }
 
-ACTORREC_VECTOR_CLONES
-data::RowId Largest(const data::RowId* values, size_t n) {
-  data::RowId largest = 0;
-  for (size_t i = 0; i < n; ++i) largest = std::max(largest, values[i]);
-  return largest;
-}
-
 // to[i] = from[i] − base.
 ACTORREC_VECTOR_CLONES
 void Rebase(const uint32_t* from, size_t n, uint32_t base, uint32_t* to) {
@@ -247,6 +240,13 @@ bool CpuHasAvx512Dedup() { return false; }
 
 }  // namespace
 
+ACTORREC_VECTOR_CLONES
+data::RowId LargestRow(const data::RowId* rows, size_t n) {
+  data::RowId largest = 0;
+  for (size_t i = 0; i < n; ++i) largest = std::max(largest, rows[i]);
+  return largest;
+}
+
 SampleRange SliceOf(uint32_t samples, uint32_t trainers, uint32_t w) {
   ACTORREC_ASSERT(w < trainers, "trainer index out of range");
   return {static_cast<uint32_t>(uint64_t{samples} * w / trainers),
@@ -277,9 +277,7 @@ Status BatchRowsBuilder::Build(const data::SampleBlock& batch, uint32_t trainers
     if (!kjt.offsets.compact() && Decreasing(kjt.offsets.data(), kjt.offsets.size())) {
       return Status::InvalidArgument("table " + std::to_string(t) + ": offsets decrease");
     }
-    // The largest id first (a loop the compiler vectorizes), its place only
-    // when it is out of range.
-    const data::RowId largest = Largest(kjt.values.data(), kjt.values.size());
+    const data::RowId largest = LargestRow(kjt.values.data(), kjt.values.size());
     if (!kjt.values.empty() && largest >= table_rows_[t]) {
       const size_t i = std::find(kjt.values.begin(), kjt.values.end(), largest) - kjt.values.begin();
       return Status::InvalidArgument("table " + std::to_string(t) + " value " + std::to_string(i) + ": row " +

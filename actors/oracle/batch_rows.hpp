@@ -39,6 +39,11 @@ struct SampleRange {
 // oracle shell cuts the batch it sends each trainer with this same function.
 SampleRange SliceOf(uint32_t samples, uint32_t trainers, uint32_t w);
 
+// The largest of rows[0, n), 0 when n is 0: range checks compare it alone
+// against a table's cardinality (a loop the compiler vectorizes), and look
+// for the row's place only when it is out of range.
+data::RowId LargestRow(const data::RowId* rows, size_t n);
+
 // How BatchRowsBuilder deduplicates slices. Both give the same BatchRows;
 // kPortable is for machines without AVX-512 and for tests that compare the
 // two.

@@ -36,6 +36,7 @@ Status Planner::CheckShape(const BatchRows& rows) const {
   for (uint32_t w = 0; w < rows.trainers; ++w) {
     for (uint32_t t = 0; t < tables; ++t) {
       const SliceTable& s = rows.slice(w, t);
+      if (LargestRow(s.rows.data(), s.rows.size()) < options_.table_rows[t]) continue;
       for (data::RowId r : s.rows) {
         if (r >= options_.table_rows[t]) {
           return Status::InvalidArgument("trainer " + std::to_string(w) + " table " + std::to_string(t) + ": row " +
