@@ -200,3 +200,28 @@ TEST_CASE("without delayed sync (lrpp, replicated) every shared updated row is c
     REQUIRE(Violations(ExecutorFor(options, lookahead, lazy), w, *trainer_plans) == "");
   }
 }
+
+TEST_CASE("the planner refuses batch rows of another shape or beyond a table, naming them", "[oracle]") {
+  PlannerOptions options = Options(2, 2, false);
+  options.partitions[0].capacity = 1000;
+  Planner planner(options);
+  const Workload w = MakeWorkload(5, Skew::kUniform, 1, 24, kTableRows);
+  BatchRowsBuilder builder(kTableRows);
+  BatchRows rows;
+  REQUIRE(builder.Build(w.batches[0], 2, &rows).ok());
+
+  SECTION("a row beyond its table") {
+    rows.slice(1, 2).rows.back() = 2000;
+    const Status s = planner.Push(rows);
+    REQUIRE(s.code() == Status::Code::kInvalidArgument);
+    REQUIRE_THAT(s.message(), Catch::Contains("trainer 1 table 2: row 2000 is not below the table's 2000 rows"));
+  }
+  SECTION("slices for another number of trainers") {
+    BatchRows three;
+    REQUIRE(builder.Build(w.batches[0], 3, &three).ok());
+    const Status s = planner.Push(three);
+    REQUIRE(s.code() == Status::Code::kInvalidArgument);
+    REQUIRE_THAT(s.message(), Catch::Contains("3 slices of 3 tables; the oracle plans 2 of 3"));
+  }
+  SECTION("the same rows within range are taken") { REQUIRE(planner.Push(rows).ok()); }
+}
