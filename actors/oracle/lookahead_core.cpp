@@ -24,12 +24,6 @@ constexpr size_t kTailPrefetch = 16;
 // Rows whose state Push loads before handling them (see there).
 constexpr size_t kPushChunk = 64;
 
-template <class T>
-void AppendPrefetchingTail(std::vector<T>& list, const T& item) {
-  list.push_back(item);
-  __builtin_prefetch(list.data() + list.size() + kTailPrefetch, 1);
-}
-
 std::string PartitionName(uint32_t p, const std::vector<uint32_t>& tables) {
   // Appends only: GCC 12 at -O3 warns (-Wrestrict, a false positive) on
   // `" " + std::to_string(…)`.
@@ -101,7 +95,6 @@ void LookaheadCore::Push(const BatchRows& rows) {
   const uint32_t ring = static_cast<uint32_t>(j % records_.size());
   const uint32_t ring_size = static_cast<uint32_t>(records_.size());
   Record& record = records_[ring];
-  record.handovers.clear();
   size_t slice_rows = 0;
   for (uint32_t t : owned_tables_) {
     for (uint32_t w = 0; w < trainers_; ++w) slice_rows += rows.slice(w, t).rows.size();
@@ -117,9 +110,9 @@ void LookaheadCore::Push(const BatchRows& rows) {
   // rows without a link write to (and do not advance): the loop has no
   // branches on the row's history, which no predictor can guess.
   link_ends_.resize(size_t{ring_size} + 1);
-  for (uint32_t r = 0; r < ring_size; ++r) link_ends_[r] = records_[r].links_end;
-  Link unlinked[1 + kTailPrefetch];
-  link_ends_[ring_size] = unlinked;
+  for (uint32_t r = 0; r < ring_size; ++r) link_ends_[r] = records_[r].links.end;
+  Link unlinked;
+  link_ends_[ring_size] = &unlinked;
   Link** const link_ends = link_ends_.data();
   // Values used in the loop live in locals: a store to a flag (a byte, which
   // may alias anything) would otherwise have them reloaded, row after row.
@@ -185,13 +178,9 @@ void LookaheadCore::Push(const BatchRows& rows) {
     }
     record.table_end[t] = size;
   }
-  for (uint32_t r = 0; r < ring_size; ++r) records_[r].links_end = link_ends_[r];
-  // Each of this record's rows gets at most one link (from its next use).
-  if (record.link_capacity < size) {
-    record.links = std::make_unique_for_overwrite<Link[]>(size);
-    record.link_capacity = size;
-  }
-  record.links_end = record.links.get();
+  for (uint32_t r = 0; r < ring_size; ++r) records_[r].links.end = link_ends_[r];
+  record.links.Reset(size);
+  record.handovers.Reset(size);
   // entries keeps its length (its tail unused): shrinking it would have the
   // next resize zero-fill the tail again.
   ++pushed_;
@@ -230,19 +219,22 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
   }
   // Rows that batch b + 1 uses (its links come first) are critical.
   const uint32_t next_ring = static_cast<uint32_t>((b + 1) % records_.size());
-  const Link* const links = record.links.get();
-  const Link* const links_end = record.links_end;
+  const Link* const links = record.links.begin();
+  const Link* const links_end = record.links.end;
   for (const Link* l = links; l != links_end; ++l) {
     entries[l->from].flags |= static_cast<uint8_t>(kHasNext | (l->to == next_ring ? kNextAdjacent : 0));
   }
-  for (const Handover& h : record.handovers) entries[h.pos].slot = h.slot;
+  for (const Handover* h = record.handovers.begin(); h != record.handovers.end; ++h) entries[h->pos].slot = h->slot;
   uint32_t occupancy = 0;
   for (size_t i = 0; i < owned_.size(); ++i) {
     if (Status s = PlanPartition(i, b, record, plan, &occupancy); !s.ok()) return s;
   }
   // Rows used again keep their slot (they are shared, so it was set above).
   for (const Link* l = links; l != links_end; ++l) {
-    AppendPrefetchingTail(records_[l->to].handovers, Handover{l->to_pos, entries[l->from].slot});
+    Handover*& end = records_[l->to].handovers.end;
+    *end = Handover{l->to_pos, entries[l->from].slot};
+    __builtin_prefetch(end + kTailPrefetch, 1);
+    ++end;
   }
   if (plan != nullptr) {
     plan->occupancy = occupancy;

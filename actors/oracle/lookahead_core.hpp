@@ -151,6 +151,27 @@ class LookaheadCore {
     uint32_t slot;
   };
 
+  // A list with room for a bound known before the first append (Reset), so
+  // that an append is a store and an increment, with no capacity check and
+  // no branch.
+  template <class T>
+  struct BoundedList {
+    std::unique_ptr<T[]> items;
+    size_t capacity = 0;
+    T* end = nullptr;
+    // Empties the list, with room for `most` items. The buffer is kept when
+    // it is large enough, and a new one has a quarter more room: bounds vary
+    // from batch to batch, and each new buffer costs page faults.
+    void Reset(size_t most) {
+      if (capacity < most) {
+        capacity = most + most / 4;
+        items = std::make_unique_for_overwrite<T[]>(capacity);
+      }
+      end = items.get();
+    }
+    const T* begin() const { return items.get(); }
+  };
+
   // A pushed, unplanned batch.
   struct Record {
     std::vector<Entry> entries;                    // valid: those in the tables' ranges
@@ -159,13 +180,11 @@ class LookaheadCore {
     std::vector<uint32_t> slice_begin;             // per (w, t): start in entry_of
     // Appended in order while later batches are pushed and earlier ones are
     // planned; the plan of this batch reads them while its record is in
-    // cache, where writing each into its entry at once would miss.
-    // The record's rows used again within L: room for one per entry, set
-    // when the record is pushed, so that appending checks nothing.
-    std::unique_ptr<Link[]> links;
-    size_t link_capacity = 0;
-    Link* links_end = nullptr;
-    std::vector<Handover> handovers;  // the slots of its cached rows
+    // cache, where writing each into its entry at once would miss. Room for
+    // one of each per entry (a row has one next use and one previous use),
+    // set when the record is pushed.
+    BoundedList<Link> links;          // the record's rows used again within L
+    BoundedList<Handover> handovers;  // the slots of its cached rows
   };
 
   Record& RecordOf(uint64_t b) { return records_[b % records_.size()]; }
