@@ -100,8 +100,7 @@ class BatchRowsBuilder {
   // earlier calls are at most base_, which grows by each call's count; so
   // nothing is cleared between calls (only when base_ would wrap).
   std::vector<std::vector<uint32_t>> direct_;  // per small table, per row: its tag
-  std::vector<data::RowId> hash_keys_;         // per cell of the set: its row
-  std::vector<uint32_t> hash_tags_;            // per cell: its row's tag
+  std::vector<uint64_t> hash_cells_;           // per cell of the set: its row's tag << 32 | its row
   std::vector<data::RowId> distinct_rows_;
   uint32_t base_ = 0;
 };
