@@ -84,6 +84,7 @@ LookaheadCore::LookaheadCore(const PlannerOptions& options, std::vector<uint32_t
     r.table_begin.assign(tables_, 0);
     r.table_end.assign(tables_, 0);
     r.slice_begin.assign(size_t{trainers_} * tables_, 0);
+    r.link_runs.assign(lookahead, 0);
   }
 }
 
@@ -111,6 +112,11 @@ void LookaheadCore::Push(const BatchRows& rows) {
   // branches on the row's history, which no predictor can guess.
   link_ends_.resize(size_t{ring_size} + 1);
   for (uint32_t r = 0; r < ring_size; ++r) link_ends_[r] = records_[r].links.end;
+  // This batch's links to each unplanned earlier one start a new run there.
+  for (uint32_t age = 1; age <= j - planned_; ++age) {
+    Record& earlier = records_[ring >= age ? ring - age : ring + ring_size - age];
+    earlier.link_runs[age - 1] = static_cast<uint32_t>(earlier.links.end - earlier.links.begin());
+  }
   Link unlinked;
   link_ends_[ring_size] = &unlinked;
   Link** const link_ends = link_ends_.data();
@@ -166,7 +172,7 @@ void LookaheadCore::Push(const BatchRows& rows) {
           const uint32_t back_ring = ring >= age ? ring - age : ring + ring_size - age;
           const uint32_t link_mask = 0u - linked;
           Link*& end = link_ends[(back_ring & link_mask) | (ring_size & ~link_mask)];
-          *end = Link{last_pos, ring, size};
+          *end = Link{last_pos, size};
           __builtin_prefetch(end + kTailPrefetch, 1);
           end += linked;
           const uint32_t pos = (last_pos & again_mask) | (size & ~again_mask);
@@ -217,12 +223,16 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
     for (size_t k = 0; k < used; k += 64 / sizeof(Entry)) touched |= entries[k].flags;
     asm volatile("" : : "r"(touched));
   }
-  // Rows that batch b + 1 uses (its links come first) are critical.
-  const uint32_t next_ring = static_cast<uint32_t>((b + 1) % records_.size());
+  // The record's links, by the later batch b + a they came from (a run
+  // each): rows that b + 1 uses (the first run) are critical.
+  const uint32_t later = static_cast<uint32_t>(std::min<uint64_t>(lookahead_, pushed_ - 1 - b));
   const Link* const links = record.links.begin();
-  const Link* const links_end = record.links.end;
-  for (const Link* l = links; l != links_end; ++l) {
-    entries[l->from].flags |= static_cast<uint8_t>(kHasNext | (l->to == next_ring ? kNextAdjacent : 0));
+  auto run = [&](uint32_t a) -> std::pair<const Link*, const Link*> {
+    return {links + record.link_runs[a - 1], a < later ? links + record.link_runs[a] : record.links.end};
+  };
+  for (uint32_t a = 1; a <= later; ++a) {
+    const uint8_t mark = static_cast<uint8_t>(kHasNext | (a == 1 ? kNextAdjacent : 0));
+    for (auto [l, end] = run(a); l != end; ++l) entries[l->from].flags |= mark;
   }
   for (const Handover* h = record.handovers.begin(); h != record.handovers.end; ++h) entries[h->pos].slot = h->slot;
   uint32_t occupancy = 0;
@@ -230,11 +240,15 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
     if (Status s = PlanPartition(i, b, record, plan, &occupancy); !s.ok()) return s;
   }
   // Rows used again keep their slot (they are shared, so it was set above).
-  for (const Link* l = links; l != links_end; ++l) {
-    Handover*& end = records_[l->to].handovers.end;
-    *end = Handover{l->to_pos, entries[l->from].slot};
-    __builtin_prefetch(end + kTailPrefetch, 1);
-    ++end;
+  for (uint32_t a = 1; a <= later; ++a) {
+    BoundedList<Handover>& to = RecordOf(b + a).handovers;
+    Handover* out = to.end;
+    for (auto [l, end] = run(a); l != end; ++l) {
+      *out = Handover{l->to_pos, entries[l->from].slot};
+      __builtin_prefetch(out + kTailPrefetch, 1);
+      ++out;
+    }
+    to.end = out;
   }
   if (plan != nullptr) {
     plan->occupancy = occupancy;

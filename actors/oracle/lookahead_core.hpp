@@ -139,10 +139,10 @@ class LookaheadCore {
 
   // A later use of one of a record's rows within L batches: the push of
   // that later batch appends it to the record of the row's previous use.
+  // Which batch it came from is told by the record's link runs (below).
   struct Link {
     uint32_t from;     // the entry in this record
-    uint32_t to;       // the later batch's record, by index in records_
-    uint32_t to_pos;   // the row's entry there
+    uint32_t to_pos;   // the row's entry in the later batch's record
   };
   // A slot handed on to a record's entry by the plan of the row's previous
   // use (the row stays cached, so it keeps the slot).
@@ -185,6 +185,9 @@ class LookaheadCore {
     // set when the record is pushed.
     BoundedList<Link> links;          // the record's rows used again within L
     BoundedList<Handover> handovers;  // the slots of its cached rows
+    // Links come in push order: link_runs[a − 1] is where those of batch
+    // (this one + a) start, a = 1 … L, set as that batch is pushed.
+    std::vector<uint32_t> link_runs;
   };
 
   Record& RecordOf(uint64_t b) { return records_[b % records_.size()]; }
