@@ -91,6 +91,20 @@ TEST_CASE("BagOffsets compares by content, compact or not", "[data]") {
   CHECK(a == b);
 }
 
+TEST_CASE("BagOffsets swaps contents, compact form included, as vectors do", "[data]") {
+  BagOffsets compact;
+  compact.SetSingleHot(3);
+  BagOffsets written{0, 2, 2, 5};
+  compact.swap(written);
+  CHECK_FALSE(compact.compact());
+  CHECK(compact == std::vector<uint32_t>{0, 2, 2, 5});
+  CHECK(written.compact());
+  CHECK(written == Iota(3));
+  written.swap(written);  // with itself: unchanged
+  CHECK(written.compact());
+  CHECK(written == Iota(3));
+}
+
 TEST_CASE("BagOffsets keeps the compact form up to its shared table and writes out beyond", "[data]") {
   BagOffsets o;
   o.SetSingleHot(BagOffsets::kMaxCompactBags);
