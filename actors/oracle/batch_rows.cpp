@@ -244,26 +244,59 @@ ACTORREC_AVX512_DEDUP size_t HashedAvx512(const HashSet& set, const data::RowId*
   return HashedFrom(set, values, p, count, distinct, rows, inverse);
 }
 
-// The direct-array dedup (tags[row], BatchRowsBuilder::DedupDirect) for 16
-// ids at a time: a gather of their tags, conflict detection for rows that
-// repeat within the 16, new rows numbered in lane order and their tags
-// scattered back. Then the scalar loop for the rest. Rows index the gather
-// as signed 32-bit numbers, which direct tables (up to 2^16 rows) allow.
+// One step of the direct-array dedup (tags[row], BatchRowsBuilder::
+// DedupDirect): ids p … p + 15. A gather of their tags, conflict detection
+// for rows that repeat within the 16, new rows numbered in lane order and
+// their tags scattered back. Rows index the gather as signed 32-bit
+// numbers, which direct tables (up to 2^16 rows) allow.
+ACTORREC_AVX512_DEDUP inline uint32_t DirectStep(uint32_t* tags, __m512i base, __m512i base_plus_one,
+                                                 const data::RowId* values, size_t p, uint32_t distinct,
+                                                 data::RowId* rows, uint32_t* inverse) {
+  const Lanes lanes = LoadLanes(values + p);
+  const __m512i tag =
+      _mm512_mask_i32gather_epi32(base, lanes.first, lanes.row, reinterpret_cast<const int*>(tags), 4);
+  const __mmask16 known = _mm512_mask_cmpgt_epu32_mask(lanes.first, tag, base);
+  const __mmask16 fresh = lanes.first & ~known;
+  const __m512i index = NumberFresh(_mm512_maskz_sub_epi32(known, tag, base_plus_one), fresh, distinct);
+  _mm512_mask_i32scatter_epi32(tags, fresh, lanes.row, _mm512_add_epi32(index, base_plus_one), 4);
+  return FinishLanes(lanes, index, fresh, distinct, rows, inverse + p);
+}
+
+// The direct-array dedup 16 ids at a time, then the scalar loop for the
+// rest.
 ACTORREC_AVX512_DEDUP size_t DirectAvx512(uint32_t* tags, uint32_t base, const data::RowId* values, size_t count,
                                           data::RowId* rows, uint32_t* inverse) {
   const __m512i base_vector = _mm512_set1_epi32(static_cast<int>(base));
   const __m512i base_plus_one = _mm512_set1_epi32(static_cast<int>(base + 1));
-  const int* gather_from = reinterpret_cast<const int*>(tags);
   uint32_t distinct = 0;
   size_t p = 0;
   for (; p + 16 <= count; p += 16) {
-    const Lanes lanes = LoadLanes(values + p);
-    const __m512i tag = _mm512_mask_i32gather_epi32(base_vector, lanes.first, lanes.row, gather_from, 4);
-    const __mmask16 known = _mm512_mask_cmpgt_epu32_mask(lanes.first, tag, base_vector);
-    const __mmask16 fresh = lanes.first & ~known;
-    const __m512i index = NumberFresh(_mm512_maskz_sub_epi32(known, tag, base_plus_one), fresh, distinct);
-    _mm512_mask_i32scatter_epi32(tags, fresh, lanes.row, _mm512_add_epi32(index, base_plus_one), 4);
-    distinct = FinishLanes(lanes, index, fresh, distinct, rows, inverse + p);
+    distinct = DirectStep(tags, base_vector, base_plus_one, values, p, distinct, rows, inverse);
+  }
+  return DirectFewFrom(tags, base, values, p, count, distinct, rows, inverse);
+}
+
+// DirectAvx512 for tables of at most kTinyRows rows, whose 32 tags fit two
+// registers: while every id of a step is a row the slice has seen (after
+// its first ids, nearly all of them), the step is a lookup in the
+// registers, with no gather, no conflict detection and no scatter. A step
+// with a new row goes through DirectStep, and the registers are reloaded.
+ACTORREC_AVX512_DEDUP size_t DirectTinyAvx512(uint32_t* tags, uint32_t base, const data::RowId* values,
+                                              size_t count, data::RowId* rows, uint32_t* inverse) {
+  const __m512i base_vector = _mm512_set1_epi32(static_cast<int>(base));
+  const __m512i base_plus_one = _mm512_set1_epi32(static_cast<int>(base + 1));
+  __m512i low = _mm512_loadu_si512(tags), high = _mm512_loadu_si512(tags + 16);
+  uint32_t distinct = 0;
+  size_t p = 0;
+  for (; p + 16 <= count; p += 16) {
+    const __m512i tag = _mm512_permutex2var_epi32(low, _mm512_loadu_si512(values + p), high);
+    if (_mm512_cmpgt_epu32_mask(tag, base_vector) == 0xFFFF) {
+      _mm512_storeu_si512(inverse + p, _mm512_sub_epi32(tag, base_plus_one));
+      continue;
+    }
+    distinct = DirectStep(tags, base_vector, base_plus_one, values, p, distinct, rows, inverse);
+    low = _mm512_loadu_si512(tags);
+    high = _mm512_loadu_si512(tags + 16);
   }
   return DirectFewFrom(tags, base, values, p, count, distinct, rows, inverse);
 }
@@ -363,10 +396,12 @@ void BatchRowsBuilder::Dedup(uint32_t t, const data::RowId* values, size_t count
 
 size_t BatchRowsBuilder::DedupDirect(uint32_t t, const data::RowId* values, size_t count, SliceTable* out) {
   std::vector<uint32_t>& direct = direct_[t];
-  if (direct.empty()) direct.assign(table_rows_[t], 0);
+  // Tiny tables get kTinyRows tags (the AVX-512 kernel loads them all).
+  if (direct.empty()) direct.assign(std::max(table_rows_[t], kTinyRows), 0);
   data::RowId* rows = distinct_rows_.data();
   uint32_t* inverse = out->inverse.data();
 #ifdef ACTORREC_HAVE_AVX512_DEDUP
+  if (vectorized_ && table_rows_[t] <= kTinyRows) return DirectTinyAvx512(direct.data(), base_, values, count, rows, inverse);
   if (vectorized_) return DirectAvx512(direct.data(), base_, values, count, rows, inverse);
 #endif
   if (table_rows_[t] <= kFewRows) return DirectFewFrom(direct.data(), base_, values, 0, count, 0, rows, inverse);

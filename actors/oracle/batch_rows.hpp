@@ -68,6 +68,9 @@ class BatchRowsBuilder {
   // 256 KiB at most, which stays in L2 across the slices of a batch; larger
   // ones through a hash set.
   static constexpr uint64_t kDirectRows = uint64_t{1} << 16;
+  // Tables up to this many rows keep their tags in two registers in the
+  // AVX-512 kernel: seven of Criteo's 26 tables, a quarter of its ids.
+  static constexpr uint64_t kTinyRows = 32;
 
   // Whether slices go through the AVX-512 kernels.
   bool vectorized() const { return vectorized_; }

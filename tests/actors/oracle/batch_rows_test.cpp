@@ -95,7 +95,7 @@ TEST_CASE("the vectorized and the portable dedup build the same slices", "[oracl
   const uint32_t trainers = GENERATE(1u, 3u, 8u);
   // Every path (few rows, a direct array, a hash set) with slices of many
   // vectors and a tail.
-  const Workload w = MakeWorkload(seed, skew, 4, 1000, {70000, 300000, 100, 2000000, 5000, 3});
+  const Workload w = MakeWorkload(seed, skew, 4, 1000, {70000, 300000, 100, 2000000, 5000, 3, 32});
   BatchRowsBuilder best(w.table_rows, DedupKernel::kBest);
   BatchRowsBuilder portable(w.table_rows, DedupKernel::kPortable);
   REQUIRE_FALSE(portable.vectorized());
@@ -151,9 +151,9 @@ TEST_CASE("rows that share a cell of the hash set and repeat within 16 ids", "[o
 
 TEST_CASE("dedup stays right when its tags start again from zero", "[oracle]") {
   const DedupKernel kernel = GENERATE(DedupKernel::kBest, DedupKernel::kPortable);
-  const Workload w = MakeWorkload(7, Skew::kZipf12, 6, 400, {50, 5000, 100000});
+  const Workload w = MakeWorkload(7, Skew::kZipf12, 6, 400, {20, 50, 5000, 100000});
   BatchRowsBuilder builder(w.table_rows, kernel);
-  // A batch holds 400 + about 2 × 400 × 1.5 ids: the third batch wraps.
+  // A batch holds 400 + about 3 × 400 × 1.5 ids: the second batch wraps.
   builder.StartTagsAt(UINT32_MAX - 3000);
   for (const data::SampleBlock& batch : w.batches) {
     BatchRows rows;
