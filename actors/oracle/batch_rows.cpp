@@ -301,9 +301,6 @@ ACTORREC_AVX512_DEDUP size_t DirectTinyAvx512(uint32_t* tags, uint32_t base, con
   return DirectFewFrom(tags, base, values, p, count, distinct, rows, inverse);
 }
 
-bool CpuHasAvx512Dedup() { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd"); }
-#else
-bool CpuHasAvx512Dedup() { return false; }
 #endif
 
 }  // namespace
@@ -321,9 +318,9 @@ SampleRange SliceOf(uint32_t samples, uint32_t trainers, uint32_t w) {
           static_cast<uint32_t>(uint64_t{samples} * (w + 1) / trainers)};
 }
 
-BatchRowsBuilder::BatchRowsBuilder(std::vector<uint64_t> table_rows, DedupKernel kernel)
+BatchRowsBuilder::BatchRowsBuilder(std::vector<uint64_t> table_rows, Kernel kernel)
     : table_rows_(std::move(table_rows)),
-      vectorized_(kernel == DedupKernel::kBest && CpuHasAvx512Dedup()),
+      vectorized_(UseAvx512(kernel)),
       direct_(table_rows_.size()) {}
 
 Status BatchRowsBuilder::Build(const data::SampleBlock& batch, uint32_t trainers, BatchRows* out) {

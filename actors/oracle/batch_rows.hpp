@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "actors/oracle/kernel.hpp"
 #include "base/status.hpp"
 #include "data/sample_block.hpp"
 
@@ -44,20 +45,12 @@ SampleRange SliceOf(uint32_t samples, uint32_t trainers, uint32_t w);
 // for the row's place only when it is out of range.
 data::RowId LargestRow(const data::RowId* rows, size_t n);
 
-// How BatchRowsBuilder deduplicates slices. Both give the same BatchRows;
-// kPortable is for machines without AVX-512 and for tests that compare the
-// two.
-enum class DedupKernel {
-  kBest,      // AVX-512 (with conflict detection) where the CPU has it
-  kPortable,  // scalar code only
-};
-
 // Builds BatchRows from a global batch's KJT. Keeps its scratch between
 // calls, so that building allocates only the output's vectors.
 class BatchRowsBuilder {
  public:
   // table_rows[t]: the cardinality of table t; rows must be below it.
-  explicit BatchRowsBuilder(std::vector<uint64_t> table_rows, DedupKernel kernel = DedupKernel::kBest);
+  explicit BatchRowsBuilder(std::vector<uint64_t> table_rows, Kernel kernel = Kernel::kBest);
 
   // Splits `batch` into `trainers` slices (SliceOf) and deduplicates each
   // slice's bags per table. InvalidArgument when the batch does not have

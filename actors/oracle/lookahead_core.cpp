@@ -5,6 +5,11 @@
 #include <algorithm>
 #include <string>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define ACTORREC_HAVE_AVX512_PLAN 1
+#endif
+
 namespace actorrec::oracle {
 namespace {
 
@@ -50,11 +55,197 @@ std::vector<uint64_t> TableBases(const PlannerOptions& options, const std::vecto
   return bases;
 }
 
+// Entry flags (LookaheadCore::Record::flags).
+enum : uint8_t {
+  kShared = 1,        // two or more trainers touch the row in this batch (set on push)
+  kCached = 2,        // used by a batch in [b−L, b) (set on push)
+  kNextAdjacent = 4,  // batch b+1 uses the row (set when planned, from the links)
+  kHasNext = 8,       // a batch of b+1 … b+L uses the row (set when planned, from the links)
+};
+
+// What the plan passes read of one table's entries [begin, end), and how
+// the options classify them.
+struct TableEntries {
+  const uint8_t* flags;
+  const data::RowId* rows;
+  uint32_t* slots;
+  uint32_t begin, end;
+  uint32_t table;
+  bool all_shared, all_critical;
+};
+
+// What the first pass counts.
+struct Tally {
+  uint32_t shared = 0, critical = 0, shared_evictions = 0;
+};
+
+// The first plan pass, portable: counts the entries, appends the slots to
+// retire after b (rows not used again, cached or shared; a private miss's
+// slot is its group's) to retired[*n_retired …], and calls rare(k, private,
+// cached) for each private row and each shared miss, in entry order.
+template <class Rare>
+void ClassifyPortable(const TableEntries& e, Tally* tally, uint32_t* retired, uint32_t* n_retired, Rare&& rare) {
+  uint32_t n = *n_retired;
+  for (uint32_t k = e.begin; k < e.end; ++k) {
+    const uint8_t f = e.flags[k];
+    const bool has_next = (f & kHasNext) != 0;
+    const bool is_shared = ((f & (kShared | kHasNext)) != 0) | e.all_shared;
+    const bool cached = (f & kCached) != 0;
+    tally->shared += is_shared;
+    tally->critical += is_shared & (e.all_critical | ((f & kNextAdjacent) != 0));
+    tally->shared_evictions += is_shared & !has_next;
+    if (!is_shared || !cached) rare(k, !is_shared, cached);
+    retired[n] = e.slots[k];
+    n += (cached | is_shared) & !has_next;
+  }
+  *n_retired = n;
+}
+
+// The second plan pass, portable: appends each shared row to the shared
+// lists (prefetch when a miss, critical or delayed) through the cursors,
+// and calls rare(k, private) for each private row and each shared row
+// evicted after b, in entry order.
+template <class Rare>
+void EmitPortable(const TableEntries& e, RowSlot** prefetch, RowSlot** critical, RowSlot** delayed, Rare&& rare) {
+  RowSlot *p = *prefetch, *c = *critical, *d = *delayed;
+  for (uint32_t k = e.begin; k < e.end; ++k) {
+    const uint8_t f = e.flags[k];
+    const bool is_shared = ((f & (kShared | kHasNext)) != 0) | e.all_shared;
+    if (!is_shared) {  // about one row in six: the branch is cheaper than writing every list
+      rare(k, true);
+      continue;
+    }
+    const RowSlot row{e.table, e.rows[k], e.slots[k]};
+    const bool adjacent = e.all_critical | ((f & kNextAdjacent) != 0);
+    *p = row;
+    p += !(f & kCached);
+    *c = row;
+    c += adjacent;
+    *d = row;
+    d += !adjacent;
+    if (!(f & kHasNext)) rare(k, false);
+  }
+  *prefetch = p;
+  *critical = c;
+  *delayed = d;
+}
+
+#ifdef ACTORREC_HAVE_AVX512_PLAN
+#define ACTORREC_AVX512_PLAN __attribute__((target("avx512f,avx512bw,avx512vl")))
+
+// The AVX-512 passes take 16 entries at a time: their flags become masks,
+// the common rows (shared, cached) are counted and written with masks and
+// compressing stores, and only the rarer ones go one by one to `rare`, the
+// same calls in the same order as the portable passes make.
+struct Masks {
+  __mmask16 valid, has_next, shared, cached, adjacent;
+};
+
+ACTORREC_AVX512_PLAN inline Masks LoadMasks(const TableEntries& e, uint32_t k) {
+  Masks m;
+  const uint32_t left = e.end - k;
+  m.valid = left >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << left) - 1);
+  // maskz: the unmasked forms trip GCC 12's -Wmaybe-uninitialized.
+  const __m512i f = _mm512_maskz_cvtepu8_epi32(0xFFFF, _mm_maskz_loadu_epi8(m.valid, e.flags + k));
+  m.has_next = _mm512_mask_test_epi32_mask(m.valid, f, _mm512_set1_epi32(kHasNext));
+  m.shared = e.all_shared ? m.valid : _mm512_mask_test_epi32_mask(m.valid, f, _mm512_set1_epi32(kShared | kHasNext));
+  m.cached = _mm512_mask_test_epi32_mask(m.valid, f, _mm512_set1_epi32(kCached));
+  m.adjacent = e.all_critical ? m.valid : _mm512_mask_test_epi32_mask(m.valid, f, _mm512_set1_epi32(kNextAdjacent));
+  return m;
+}
+
+// Calls f(k + i) for each set bit i of `bits`, lowest first.
+template <class F>
+inline void ForEachBit(uint32_t bits, uint32_t k, F&& f) {
+  for (; bits != 0; bits &= bits - 1) f(k + static_cast<uint32_t>(__builtin_ctz(bits)));
+}
+
+template <class Rare>
+ACTORREC_AVX512_PLAN void ClassifyAvx512(const TableEntries& e, Tally* tally, uint32_t* retired, uint32_t* n_retired,
+                                         Rare&& rare) {
+  uint32_t n = *n_retired;
+  for (uint32_t k = e.begin; k < e.end; k += 16) {
+    const Masks m = LoadMasks(e, k);
+    tally->shared += static_cast<uint32_t>(__builtin_popcount(m.shared));
+    tally->critical += static_cast<uint32_t>(__builtin_popcount(m.shared & m.adjacent));
+    tally->shared_evictions += static_cast<uint32_t>(__builtin_popcount(m.shared & ~m.has_next));
+    const __mmask16 is_private = m.valid & ~m.shared;
+    ForEachBit(is_private | (m.shared & ~m.cached), k,
+               [&](uint32_t at) { rare(at, ((is_private >> (at - k)) & 1) != 0, ((m.cached >> (at - k)) & 1) != 0); });
+    // After rare: the shared misses' slots are taken.
+    const __mmask16 retire = (m.cached | m.shared) & ~m.has_next & m.valid;
+    _mm512_mask_compressstoreu_epi32(retired + n, retire, _mm512_maskz_loadu_epi32(m.valid, e.slots + k));
+    n += static_cast<uint32_t>(__builtin_popcount(retire));
+  }
+  *n_retired = n;
+}
+
+// Appends the rows and slots of the lanes in `lanes` to `out` as RowSlots
+// of `table`, in lane order; returns the new end. Dword j of the 16
+// RowSlots (48 dwords, three vectors) is field j mod 3 (table, row, slot)
+// of RowSlot j / 3.
+ACTORREC_AVX512_PLAN inline RowSlot* AppendRowSlots(RowSlot* out, __m512i table, __m512i rows, __m512i slots,
+                                                    __mmask16 lanes) {
+  static_assert(sizeof(RowSlot) == 12, "RowSlot is three dwords: table, row, slot");
+  const uint32_t n = static_cast<uint32_t>(__builtin_popcount(lanes));
+  const __m512i r = _mm512_maskz_compress_epi32(lanes, rows), s = _mm512_maskz_compress_epi32(lanes, slots);
+  // permutex2var indices: row i is index i of r, slot i index 16 + i (of s).
+  const __m512i pick0 = _mm512_setr_epi32(0, 0, 16, 0, 1, 17, 0, 2, 18, 0, 3, 19, 0, 4, 20, 0);
+  const __m512i pick1 = _mm512_setr_epi32(5, 21, 0, 6, 22, 0, 7, 23, 0, 8, 24, 0, 9, 25, 0, 10);
+  const __m512i pick2 = _mm512_setr_epi32(26, 0, 11, 27, 0, 12, 28, 0, 13, 29, 0, 14, 30, 0, 15, 31);
+  constexpr __mmask16 kTable0 = 0x9249, kTable1 = 0x4924, kTable2 = 0x2492;  // dwords j ≡ 0 mod 3
+  const uint64_t words = (uint64_t{1} << (3 * n)) - 1;
+  int* const at = reinterpret_cast<int*>(out);
+  _mm512_mask_storeu_epi32(at, static_cast<__mmask16>(words),
+                           _mm512_mask_mov_epi32(_mm512_permutex2var_epi32(r, pick0, s), kTable0, table));
+  _mm512_mask_storeu_epi32(at + 16, static_cast<__mmask16>(words >> 16),
+                           _mm512_mask_mov_epi32(_mm512_permutex2var_epi32(r, pick1, s), kTable1, table));
+  _mm512_mask_storeu_epi32(at + 32, static_cast<__mmask16>(words >> 32),
+                           _mm512_mask_mov_epi32(_mm512_permutex2var_epi32(r, pick2, s), kTable2, table));
+  return out + n;
+}
+
+template <class Rare>
+ACTORREC_AVX512_PLAN void EmitAvx512(const TableEntries& e, RowSlot** prefetch, RowSlot** critical, RowSlot** delayed,
+                                     Rare&& rare) {
+  RowSlot *p = *prefetch, *c = *critical, *d = *delayed;
+  const __m512i table = _mm512_set1_epi32(static_cast<int>(e.table));
+  for (uint32_t k = e.begin; k < e.end; k += 16) {
+    const Masks m = LoadMasks(e, k);
+    const __m512i rows = _mm512_maskz_loadu_epi32(m.valid, e.rows + k);
+    const __m512i slots = _mm512_maskz_loadu_epi32(m.valid, e.slots + k);
+    p = AppendRowSlots(p, table, rows, slots, m.shared & ~m.cached);
+    c = AppendRowSlots(c, table, rows, slots, m.shared & m.adjacent);
+    d = AppendRowSlots(d, table, rows, slots, m.shared & ~m.adjacent);
+    const __mmask16 is_private = m.valid & ~m.shared;
+    ForEachBit(is_private | (m.shared & ~m.has_next), k,
+               [&](uint32_t at) { rare(at, ((is_private >> (at - k)) & 1) != 0); });
+  }
+  *prefetch = p;
+  *critical = c;
+  *delayed = d;
+}
+
+// unique_slots[u] = slots[entry_of[u]], 16 at a time.
+ACTORREC_AVX512_PLAN void GatherSlotsAvx512(const uint32_t* slots, const uint32_t* entry_of, size_t n,
+                                            uint32_t* out) {
+  size_t u = 0;
+  for (; u + 16 <= n; u += 16) {
+    const __m512i index = _mm512_loadu_si512(entry_of + u);
+    // The masked form: the unmasked one trips GCC 12's -Wmaybe-uninitialized.
+    _mm512_storeu_si512(out + u, _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), 0xFFFF, index,
+                                                              reinterpret_cast<const int*>(slots), 4));
+  }
+  for (; u < n; ++u) out[u] = slots[entry_of[u]];
+}
+#endif
+
 }  // namespace
 
 LookaheadCore::LookaheadCore(const PlannerOptions& options, std::vector<uint32_t> owned, uint32_t lookahead,
                              bool bounded)
     : trainers_(options.trainers),
+      vectorized_(UseAvx512(options.kernel)),
       all_shared_(!options.private_rows),
       all_critical_(!options.delayed_sync),
       tables_(static_cast<uint32_t>(options.table_rows.size())),
@@ -102,9 +293,13 @@ void LookaheadCore::Push(const BatchRows& rows) {
   }
   // At most one entry per slice row, plus one (the last) that the loop
   // below writes where a row has no flag to set.
-  record.entries.resize(slice_rows + 1);
+  record.rows.resize(slice_rows + 1);
+  record.owners.resize(slice_rows + 1);
+  record.flags.resize(slice_rows + 1);
   record.entry_of.resize(slice_rows);
-  Entry* const entries = record.entries.data();
+  data::RowId* const entry_rows = record.rows.data();
+  uint16_t* const owners = record.owners.data();
+  uint8_t* const flags = record.flags.data();
   uint32_t* const entry_of = record.entry_of.data();
   const uint32_t no_entry = static_cast<uint32_t>(slice_rows);
   // The end of every record's links, by ring index, and one more that
@@ -165,9 +360,11 @@ void LookaheadCore::Push(const BatchRows& rows) {
           // is planned once its L successors are pushed), must hand its
           // slot on. Masks, not ?: (which GCC may turn back into branches).
           const uint32_t linked = static_cast<uint32_t>(last_use != 0) & static_cast<uint32_t>(age - 1 < lookahead);
-          entries[size] = Entry{row, 0, static_cast<uint16_t>(w), static_cast<uint8_t>(linked * kCached)};
+          entry_rows[size] = row;
+          owners[size] = static_cast<uint16_t>(w);
+          flags[size] = static_cast<uint8_t>(linked * kCached);
           const uint32_t again_mask = 0u - again;
-          entries[(last_pos & again_mask) | (no_entry & ~again_mask)].flags |= kShared;
+          flags[(last_pos & again_mask) | (no_entry & ~again_mask)] |= kShared;
           // back in [1, L] when linked: the previous use's record is in the ring.
           const uint32_t back_ring = ring >= age ? ring - age : ring + ring_size - age;
           const uint32_t link_mask = 0u - linked;
@@ -187,8 +384,8 @@ void LookaheadCore::Push(const BatchRows& rows) {
   for (uint32_t r = 0; r < ring_size; ++r) records_[r].links.end = link_ends_[r];
   record.links.Reset(size);
   record.handovers.Reset(size);
-  // entries keeps its length (its tail unused): shrinking it would have the
-  // next resize zero-fill the tail again.
+  // The entry arrays keep their length (their tails unused): shrinking them
+  // would have the next resize zero-fill the tails again.
   ++pushed_;
 }
 
@@ -212,15 +409,17 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
   }
   // What later batches and earlier plans told this record: which rows are
   // used again, and the slots of the cached rows.
-  Entry* entries = record.entries.data();
+  // Entries go in table order: the last owned table's end is their count.
+  const size_t used = owned_tables_.empty() ? 0 : record.table_end[owned_tables_.back()];
+  if (slots_.size() < used) slots_.resize(used);
+  uint8_t* const flags = record.flags.data();
+  uint32_t* const slots = slots_.data();
   {
     // The record was written L batches ago and is cold. One sequential
-    // sweep brings it in at streaming speed; the writes below land at
-    // random in it and would each wait on DRAM.
-    // Entries go in table order: the last owned table's end is their count.
-    const size_t used = owned_tables_.empty() ? 0 : record.table_end[owned_tables_.back()];
+    // sweep brings its flags in at streaming speed; the link marks below
+    // land at random in them and would each wait on DRAM.
     uint8_t touched = 0;
-    for (size_t k = 0; k < used; k += 64 / sizeof(Entry)) touched |= entries[k].flags;
+    for (size_t k = 0; k < used; k += 64) touched |= flags[k];
     asm volatile("" : : "r"(touched));
   }
   // The record's links, by the later batch b + a they came from (a run
@@ -232,9 +431,9 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
   };
   for (uint32_t a = 1; a <= later; ++a) {
     const uint8_t mark = static_cast<uint8_t>(kHasNext | (a == 1 ? kNextAdjacent : 0));
-    for (auto [l, end] = run(a); l != end; ++l) entries[l->from].flags |= mark;
+    for (auto [l, end] = run(a); l != end; ++l) flags[l->from] |= mark;
   }
-  for (const Handover* h = record.handovers.begin(); h != record.handovers.end; ++h) entries[h->pos].slot = h->slot;
+  for (const Handover* h = record.handovers.begin(); h != record.handovers.end; ++h) slots[h->pos] = h->slot;
   uint32_t occupancy = 0;
   for (size_t i = 0; i < owned_.size(); ++i) {
     if (Status s = PlanPartition(i, b, record, plan, &occupancy); !s.ok()) return s;
@@ -244,7 +443,7 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
     BoundedList<Handover>& to = RecordOf(b + a).handovers;
     Handover* out = to.end;
     for (auto [l, end] = run(a); l != end; ++l) {
-      *out = Handover{l->to_pos, entries[l->from].slot};
+      *out = Handover{l->to_pos, slots[l->from]};
       __builtin_prefetch(out + kTailPrefetch, 1);
       ++out;
     }
@@ -272,7 +471,8 @@ Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchP
   const uint32_t in_use_before = pool.in_use();
   uint32_t rows = 0;
   for (uint32_t t : part_tables_[i]) rows += record.table_end[t] - record.table_begin[t];
-  uint32_t shared = 0, critical = 0, shared_misses = 0, shared_evictions = 0;
+  Counts counts;
+  Tally tally;
   bool short_of_slots = false;
   std::fill(private_misses_.begin(), private_misses_.end(), 0);
   std::fill(load_.begin(), load_.end(), 0);
@@ -280,32 +480,33 @@ Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchP
   uint32_t retired = 0;
 
   // Pass 1: classify the rows, give shared misses their slots, retire the
-  // slots of rows not used again. Everything it reads is in the record.
-  for (uint32_t t : part_tables_[i]) {
-    Entry* entries = record.entries.data();
-    const uint32_t begin = record.table_begin[t], end = record.table_end[t];
-    for (uint32_t k = begin; k < end; ++k) {
-      Entry& e = entries[k];
-      const uint8_t f = e.flags;
-      const bool has_next = (f & kHasNext) != 0;
-      const bool is_shared = ((f & kShared) != 0) | has_next | all_shared_;
-      const bool cached = (f & kCached) != 0;
-      e.flags = f | (has_next ? 0 : kEvict) | (is_shared ? 0 : kPrivate);
-      shared += is_shared;
-      critical += is_shared & (all_critical_ | ((f & kNextAdjacent) != 0));
-      shared_evictions += is_shared & !has_next;
-      load_[e.owner] += !is_shared;
-      private_misses_[e.owner] += !is_shared & !cached;
-      uint32_t slot = e.slot;  // the row's slot when cached
-      if (is_shared && !cached) {
-        ++shared_misses;
-        short_of_slots |= !pool.Take(&slot);
-      }
-      e.slot = slot;
-      retired_[retired] = slot;
-      retired += (cached | is_shared) & !has_next;  // private misses retire their group below
+  // slots of rows not used again (private misses retire their group below).
+  // Everything it reads is in the record and slots_.
+  const uint16_t* const owners = record.owners.data();
+  uint32_t* const slots = slots_.data();
+  auto rare = [&](uint32_t k, bool is_private, bool cached) {
+    if (is_private) {
+      ++load_[owners[k]];
+      private_misses_[owners[k]] += !cached;
+    } else {  // a shared miss
+      ++counts.shared_misses;
+      short_of_slots |= !pool.Take(&slots[k]);
     }
+  };
+  for (uint32_t t : part_tables_[i]) {
+    const TableEntries entries{record.flags.data(), record.rows.data(), slots, record.table_begin[t],
+                               record.table_end[t], t, all_shared_, all_critical_};
+#ifdef ACTORREC_HAVE_AVX512_PLAN
+    if (vectorized_) {
+      ClassifyAvx512(entries, &tally, retired_.data(), &retired, rare);
+      continue;
+    }
+#endif
+    ClassifyPortable(entries, &tally, retired_.data(), &retired, rare);
   }
+  counts.shared = tally.shared;
+  counts.critical = tally.critical;
+  counts.shared_evictions = tally.shared_evictions;
   const uint32_t group = *std::max_element(private_misses_.begin(), private_misses_.end());
   group_.clear();
   for (uint32_t g = 0; g < group && !short_of_slots; ++g) {
@@ -314,7 +515,7 @@ Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchP
     group_.push_back(slot);
   }
   if (short_of_slots) {
-    const uint64_t needed = uint64_t{in_use_before} + shared_misses + group;
+    const uint64_t needed = uint64_t{in_use_before} + counts.shared_misses + group;
     const int64_t batch = first_batch_ + static_cast<int64_t>(b);
     return Status::InvalidArgument(PartitionName(owned_[i], part_tables_[i]) + " needs " + std::to_string(needed) +
                                    " slots per trainer at batch " + std::to_string(batch) + " with lookahead " +
@@ -325,12 +526,11 @@ Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchP
   pool.Retire(b, group_.data(), group);
   *occupancy += pool.in_use();
   if (plan == nullptr) return Status::Ok();
-  EmitLists(i, b, record, shared, critical, shared_misses, shared_evictions, plan);
+  EmitLists(i, b, record, counts, plan);
   return Status::Ok();
 }
 
-void LookaheadCore::EmitLists(size_t i, uint64_t b, Record& record, uint32_t shared, uint32_t critical,
-                              uint32_t shared_misses, uint32_t shared_evictions, BatchPlan* plan) {
+void LookaheadCore::EmitLists(size_t i, uint64_t b, Record& record, const Counts& counts, BatchPlan* plan) {
   uint32_t private_rows = 0, private_misses = 0;
   for (uint32_t w = 0; w < trainers_; ++w) {
     private_rows += load_[w];
@@ -343,53 +543,55 @@ void LookaheadCore::EmitLists(size_t i, uint64_t b, Record& record, uint32_t sha
     if (list.size() < size_t{fill} + count + 1) list.resize(size_t{fill} + count + 1);
     return list.data() + fill;
   };
-  RowSlot* prefetch = room(plan->prefetch, fill_.prefetch, shared_misses);
-  RowSlot* critical_at = room(plan->critical, fill_.critical, critical);
-  RowSlot* delayed = room(plan->delayed, fill_.delayed, shared - critical);
-  Eviction* evictions = room(plan->evictions, fill_.evictions, shared_evictions + (private_rows - private_misses));
+  RowSlot* prefetch = room(plan->prefetch, fill_.prefetch, counts.shared_misses);
+  RowSlot* critical = room(plan->critical, fill_.critical, counts.critical);
+  RowSlot* delayed = room(plan->delayed, fill_.delayed, counts.shared - counts.critical);
+  Eviction* evictions =
+      room(plan->evictions, fill_.evictions, counts.shared_evictions + (private_rows - private_misses));
   for (uint32_t w = 0; w < trainers_; ++w) {
     BatchPlan::Own& own = plan->trainers[w];
     own_prefetch_[w] = room(own.private_prefetch, fill_.private_prefetch[w], private_misses_[w]);
     own_rows_[w] = room(own.private_rows, fill_.private_rows[w], load_[w]);
     next_group_[w] = 0;
   }
-  SetWriterQuotas(b, shared_evictions);
+  SetWriterQuotas(b, counts.shared_evictions);
   uint32_t writer = static_cast<uint32_t>(b % trainers_);
+  const data::RowId* const rows = record.rows.data();
+  const uint16_t* const owners = record.owners.data();
+  const uint8_t* const flags = record.flags.data();
+  uint32_t* const slots = slots_.data();
   for (uint32_t t : part_tables_[i]) {
-    Entry* entries = record.entries.data();
-    const uint32_t begin = record.table_begin[t], end = record.table_end[t];
-    for (uint32_t k = begin; k < end; ++k) {
-      Entry& e = entries[k];
-      const uint8_t f = e.flags;
-      if (f & kPrivate) {  // about one row in six: the branch is cheaper than writing every list
-        const uint32_t o = e.owner;
-        if (!(f & kCached)) {
-          e.slot = group_[next_group_[o]++];
-          *own_prefetch_[o]++ = {t, e.row, e.slot};
+    // Private rows get their group's slot and go to their owner's lists
+    // (and evictions, when cached); shared rows evicted after b get a writer.
+    auto rare = [&](uint32_t k, bool is_private) {
+      if (is_private) {
+        const uint32_t o = owners[k];
+        if (!(flags[k] & kCached)) {
+          slots[k] = group_[next_group_[o]++];
+          *own_prefetch_[o]++ = {t, rows[k], slots[k]};
         } else {
-          *evictions++ = {t, e.row, e.slot, o};
+          *evictions++ = {t, rows[k], slots[k], o};
         }
-        *own_rows_[o]++ = {t, e.row, e.slot};
-        continue;
+        *own_rows_[o]++ = {t, rows[k], slots[k]};
+        return;
       }
-      const RowSlot row{t, e.row, e.slot};
-      const bool adjacent = all_critical_ | ((f & kNextAdjacent) != 0);
-      *prefetch = row;
-      prefetch += !(f & kCached);
-      *critical_at = row;
-      critical_at += adjacent;
-      *delayed = row;
-      delayed += !adjacent;
-      if (f & kEvict) {
-        while (quota_[writer] == 0) writer = writer + 1 == trainers_ ? 0 : writer + 1;
-        --quota_[writer];
-        *evictions++ = {t, e.row, e.slot, writer};
-        writer = writer + 1 == trainers_ ? 0 : writer + 1;
-      }
+      while (quota_[writer] == 0) writer = writer + 1 == trainers_ ? 0 : writer + 1;
+      --quota_[writer];
+      *evictions++ = {t, rows[k], slots[k], writer};
+      writer = writer + 1 == trainers_ ? 0 : writer + 1;
+    };
+    const TableEntries entries{flags, rows, slots, record.table_begin[t], record.table_end[t], t, all_shared_,
+                               all_critical_};
+#ifdef ACTORREC_HAVE_AVX512_PLAN
+    if (vectorized_) {
+      EmitAvx512(entries, &prefetch, &critical, &delayed, rare);
+      continue;
     }
+#endif
+    EmitPortable(entries, &prefetch, &critical, &delayed, rare);
   }
   fill_.prefetch = static_cast<uint32_t>(prefetch - plan->prefetch.data());
-  fill_.critical = static_cast<uint32_t>(critical_at - plan->critical.data());
+  fill_.critical = static_cast<uint32_t>(critical - plan->critical.data());
   fill_.delayed = static_cast<uint32_t>(delayed - plan->delayed.data());
   fill_.evictions = static_cast<uint32_t>(evictions - plan->evictions.data());
   for (uint32_t w = 0; w < trainers_; ++w) {
@@ -439,8 +641,14 @@ void LookaheadCore::BuildFeatures(const Record& record, BatchRows* rows, BatchPl
       f.table = t;
       f.unique_slots.resize(slice.rows.size());
       const uint32_t* entry_of = record.entry_of.data() + record.slice_begin[size_t{w} * tables_ + t];
-      const Entry* entries = record.entries.data();
-      for (size_t u = 0; u < slice.rows.size(); ++u) f.unique_slots[u] = entries[entry_of[u]].slot;
+#ifdef ACTORREC_HAVE_AVX512_PLAN
+      if (vectorized_) {
+        GatherSlotsAvx512(slots_.data(), entry_of, slice.rows.size(), f.unique_slots.data());
+      } else
+#endif
+      {
+        for (size_t u = 0; u < slice.rows.size(); ++u) f.unique_slots[u] = slots_[entry_of[u]];
+      }
       // Swapped, not copied: the BatchRows is spent, and gets capacity back.
       f.inverse.swap(slice.inverse);
       f.offsets.swap(slice.offsets);
@@ -457,8 +665,9 @@ std::optional<int64_t> LookaheadCore::CachedUntil(uint32_t table, data::RowId ro
   for (uint64_t b = planned_; b < pushed_; ++b) {
     const Record& record = records_[b % records_.size()];
     for (uint32_t k = record.table_begin[table]; k < record.table_end[table]; ++k) {
-      const Entry& e = record.entries[k];
-      if (e.row == row) return (e.flags & kCached) ? std::optional<int64_t>(int64_t{st.last_use} - 1) : std::nullopt;
+      if (record.rows[k] == row) {
+        return (record.flags[k] & kCached) ? std::optional<int64_t>(int64_t{st.last_use} - 1) : std::nullopt;
+      }
     }
   }
   return std::nullopt;

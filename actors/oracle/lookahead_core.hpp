@@ -103,20 +103,20 @@ class LookaheadCore {
   // The most slots partition owned[i] has held at once.
   uint32_t peak(size_t i) const { return pools_[i].peak(); }
 
+  // Whether the plan passes run the AVX-512 loops (PlannerOptions::kernel).
+  bool vectorized() const { return vectorized_; }
+
   // The batch after which the cached row is evicted as far as the window
   // shows now (its TTL), or nullopt when it is not cached. Scans the
   // window's records: for tests and debugging.
   std::optional<int64_t> CachedUntil(uint32_t table, data::RowId row) const;
 
  private:
-  enum : uint8_t {
-    kShared = 1,        // two or more trainers touch the row in this batch
-    kCached = 2,        // used by a batch in [b−L, b)
-    kNextAdjacent = 4,  // set when planned, from the links: batch b+1 uses the row
-    kEvict = 8,         // set when planned: no batch of b+1 … b+L uses it
-    kPrivate = 16,      // set when planned
-    kHasNext = 32,      // set when planned, from the links: a batch of b+1 … b+L uses the row
-  };
+  // Each entry's flags (lookahead_core.cpp): two from push (shared by
+  // trainers in the batch, cached), two from the links when planned (used
+  // again within L, used by b + 1). A row is private when it is neither
+  // shared nor used again (and private rows are on), evicted after b when
+  // not used again.
 
   // Per-row state, direct-indexed by table_base_[t] + row: what Push needs
   // to find the row's previous use. Only Push reads it: the plan pass learns
@@ -126,15 +126,6 @@ class LookaheadCore {
   struct RowState {
     uint32_t last_use;  // last pushed batch that uses the row, + 1; 0: never
     uint32_t last_pos;  // the row's entry in that batch's record
-  };
-
-  // One distinct row of a batch (per table, in order of first use over the
-  // trainers' slices).
-  struct Entry {
-    data::RowId row;
-    uint32_t slot;   // valid once planned
-    uint16_t owner;  // first trainer to touch it: the only one when private
-    uint8_t flags;
   };
 
   // A later use of one of a record's rows within L batches: the push of
@@ -172,9 +163,16 @@ class LookaheadCore {
     const T* begin() const { return items.get(); }
   };
 
-  // A pushed, unplanned batch.
+  // A pushed, unplanned batch. Its entries are the distinct rows of the
+  // batch, per table in order of first use over the trainers' slices, held
+  // as parallel arrays (valid: those in the tables' ranges): the plan passes
+  // read them 16 at a time, and the random writes of push and of the link
+  // marks land in the one-byte flags. Their slots, known only once the
+  // batch is planned, live in the core's slots_.
   struct Record {
-    std::vector<Entry> entries;                    // valid: those in the tables' ranges
+    std::vector<data::RowId> rows;                 // per entry: its row
+    std::vector<uint16_t> owners;                  // first trainer to touch it: the only one when private
+    std::vector<uint8_t> flags;                    // per entry: its flags
     std::vector<uint32_t> table_begin, table_end;  // per table: its entries
     std::vector<uint32_t> entry_of;                // per slice row: its entry
     std::vector<uint32_t> slice_begin;             // per (w, t): start in entry_of
@@ -195,15 +193,19 @@ class LookaheadCore {
   // Plans partition owned_[i] of batch b, appending its lists to *plan
   // when there is one; adds its occupancy to *occupancy.
   Status PlanPartition(size_t i, uint64_t b, Record& record, BatchPlan* plan, uint32_t* occupancy);
-  // PlanPartition's second pass: the lists, from the classified entries and
-  // the counts of the first.
-  void EmitLists(size_t i, uint64_t b, Record& record, uint32_t shared, uint32_t critical, uint32_t shared_misses,
-                 uint32_t shared_evictions, BatchPlan* plan);
+  // What PlanPartition's first pass counts over a partition's entries.
+  struct Counts {
+    uint32_t shared = 0, critical = 0, shared_misses = 0, shared_evictions = 0;
+  };
+  // PlanPartition's second pass: the lists, from the flags and the counts
+  // of the first.
+  void EmitLists(size_t i, uint64_t b, Record& record, const Counts& counts, BatchPlan* plan);
   // Shares out `shared` write-backs over the trainers on top of load_.
   void SetWriterQuotas(uint64_t b, uint32_t shared);
   void BuildFeatures(const Record& record, BatchRows* rows, BatchPlan* plan) const;
 
   const uint32_t trainers_;
+  const bool vectorized_;  // the plan passes run the AVX-512 loops (PlannerOptions::kernel)
   const bool all_shared_;  // PlannerOptions::private_rows == false: every row is shared
   const bool all_critical_;  // PlannerOptions::delayed_sync == false: every shared row is critical
   const uint32_t tables_;
@@ -219,7 +221,8 @@ class LookaheadCore {
   uint64_t pushed_ = 0;
   uint64_t planned_ = 0;
 
-  // Scratch of PlanPartition, kept for its capacity.
+  // Scratch of PlanNext, kept for its capacity.
+  std::vector<uint32_t> slots_;           // per entry of the batch being planned: its slot
   std::vector<uint32_t> private_misses_;  // per trainer
   std::vector<uint32_t> load_;            // per trainer: its private rows of the batch
   std::vector<uint32_t> quota_;           // per trainer: shared write-backs still to give

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "actors/oracle/kernel.hpp"
 #include "base/status.hpp"
 
 namespace actorrec::oracle {
@@ -51,6 +52,8 @@ struct PlannerOptions {
   // the checkpoint holds); otherwise they are exactly a fresh planner's
   // plans of the same batches, renumbered.
   uint64_t first_batch = 0;
+  // The plan passes' code (LookaheadCore); every kernel makes the same plans.
+  Kernel kernel = Kernel::kBest;
 };
 
 // All tables in one partition of `capacity` slots.

@@ -11,9 +11,9 @@
 // dedup of the KJT), Planner::Push and Planner::PlanNext (W plans, features
 // translated to slots). Not timed: generating the ids. Each row first runs
 // 2L + 2 batches untimed, so that slots are being reused from quarantine and
-// the window is full when timing starts. The `dedup` column names the dedup
-// kernel (BatchRowsBuilder: AVX-512 where the CPU has it); the last row runs
-// the portable one, as a CPU without AVX-512 would. A second table times
+// the window is full when timing starts. The `kernel` column names the code
+// of the dedup and of the plan passes (Kernel: AVX-512 where the CPU has
+// it); the last row runs the portable one, as a CPU without AVX-512 would. A second table times
 // the two dedup kernels alone, per id, on tables of five sizes.
 #include <time.h>
 
@@ -73,14 +73,14 @@ struct Row {
   uint32_t batch, trainers, lookahead;
   double alpha;
   bool ranked = false;
-  DedupKernel kernel = DedupKernel::kBest;
+  Kernel kernel = Kernel::kBest;
 };
 
 struct Measured {
   std::vector<double> build_s, push_s, plan_s;  // per batch
   uint64_t batches = 0, shared = 0, privates = 0, fetched = 0;
   uint32_t peak = 0;
-  bool vectorized = false;  // the dedup ran the AVX-512 kernels
+  bool vectorized = false;  // the dedup and the plan passes ran the AVX-512 kernels
 };
 
 // CPU time of this thread: the machine may be shared, and other processes'
@@ -109,6 +109,7 @@ Measured Run(const Row& row, uint32_t measured) {
   options.table_rows = kKaggleRows;
   options.partitions = OnePartition(kKaggleRows.size(), 1u << 30);  // measure, do not limit
   options.lookahead = row.lookahead;
+  options.kernel = row.kernel;
   Planner planner(options);
   BatchRowsBuilder builder(kKaggleRows, row.kernel);
   std::vector<ZipfIds> ids;
@@ -179,7 +180,7 @@ void Print(const Row& row, const Measured& m) {
 void PrintDedupPerId(uint64_t table_rows, uint32_t measured) {
   const uint32_t samples = 16384, trainers = 8;
   const std::vector<uint64_t> one_table = {table_rows};
-  BatchRowsBuilder best(one_table, DedupKernel::kBest), portable(one_table, DedupKernel::kPortable);
+  BatchRowsBuilder best(one_table, Kernel::kBest), portable(one_table, Kernel::kPortable);
   const ZipfIds ids(table_rows, 1.05, /*ranked=*/false);
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
@@ -217,7 +218,7 @@ int main(int argc, char** argv) {
   const int only = argc > 2 ? std::atoi(argv[2]) : -1;  // run one row of the table
   std::printf("oracle planning, Criteo Kaggle shape (26 tables, one id each), Zipf ids, one core (thread CPU time)\n");
   std::printf("%6s %3s %4s %5s %-9s %-8s | %6s %6s %6s %7s | %8s %8s | %7s %7s %7s %8s\n", "batch", "W", "L", "alpha",
-              "ids", "dedup", "dedup", "push", "plan", "ms/bat", "M samp/s", "/Bagpipe", "shared", "private", "fetched",
+              "ids", "kernel", "dedup", "push", "plan", "ms/bat", "M samp/s", "/Bagpipe", "shared", "private", "fetched",
               "peak occ");
   const std::vector<Row> rows = {
       {16384, 8, 200, 1.05},  // the headline configuration
@@ -227,7 +228,7 @@ int main(int argc, char** argv) {
       {2048, 8, 200, 1.05},   {4096, 8, 200, 1.05},  {65536, 8, 50, 1.05},  // time vs batch size
       {16384, 1, 200, 1.05},  {16384, 32, 200, 1.05},                       // trainers
       {16384, 8, 200, 1.05, true}, {16384, 8, 200, 1.2, true},              // ids in frequency order
-      {16384, 8, 200, 1.05, false, DedupKernel::kPortable},                 // without AVX-512
+      {16384, 8, 200, 1.05, false, Kernel::kPortable},                 // without AVX-512
   };
   for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
     if (only < 0 || only == i) Print(rows[i], Run(rows[i], measured));

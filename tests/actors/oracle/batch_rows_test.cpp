@@ -61,7 +61,7 @@ void CheckSlices(const data::SampleBlock& batch, uint32_t trainers, const BatchR
 TEST_CASE("each slice's distinct rows, inverse and offsets give back its bags", "[oracle]") {
   const uint64_t seed = GENERATE(take(3, random(1, 1000000)));
   const uint32_t trainers = GENERATE(1u, 3u);
-  const DedupKernel kernel = GENERATE(DedupKernel::kBest, DedupKernel::kPortable);
+  const Kernel kernel = GENERATE(Kernel::kBest, Kernel::kPortable);
   // One table per dedup path: few rows (a branch), a direct array, a hash.
   const Workload w = MakeWorkload(seed, Skew::kZipf12, 3, 50, {10, 5000, 100000});
   BatchRowsBuilder builder(w.table_rows, kernel);
@@ -96,8 +96,8 @@ TEST_CASE("the vectorized and the portable dedup build the same slices", "[oracl
   // Every path (few rows, a direct array, a hash set) with slices of many
   // vectors and a tail.
   const Workload w = MakeWorkload(seed, skew, 4, 1000, {70000, 300000, 100, 2000000, 5000, 3, 32});
-  BatchRowsBuilder best(w.table_rows, DedupKernel::kBest);
-  BatchRowsBuilder portable(w.table_rows, DedupKernel::kPortable);
+  BatchRowsBuilder best(w.table_rows, Kernel::kBest);
+  BatchRowsBuilder portable(w.table_rows, Kernel::kPortable);
   REQUIRE_FALSE(portable.vectorized());
   if (!best.vectorized()) WARN("this CPU has no AVX-512: both builders run the portable dedup");
   for (const data::SampleBlock& batch : w.batches) {
@@ -113,8 +113,8 @@ TEST_CASE("the vectorized and the portable dedup build the same slices", "[oracl
 TEST_CASE("slices of more than 4096 ids (a fuller hash set) dedup alike in both kernels", "[oracle]") {
   const Skew skew = GENERATE(Skew::kUniform, Skew::kZipf12);
   const Workload w = MakeWorkload(11, skew, 2, 6000, {100000, 200000});
-  BatchRowsBuilder best(w.table_rows, DedupKernel::kBest);
-  BatchRowsBuilder portable(w.table_rows, DedupKernel::kPortable);
+  BatchRowsBuilder best(w.table_rows, Kernel::kBest);
+  BatchRowsBuilder portable(w.table_rows, Kernel::kPortable);
   for (const data::SampleBlock& batch : w.batches) {
     BatchRows a, b;
     REQUIRE(best.Build(batch, 1, &a).ok());
@@ -139,7 +139,7 @@ TEST_CASE("rows that share a cell of the hash set and repeat within 16 ids", "[o
     ids.push_back(k % 3 == 2 ? next_cells[(k * 7) % 4] : same_cell[(k * 5) % (k < 16 ? 3 : 6)]);
   }
   const Workload w = Listed(1u << 24, {ids, ids});
-  const DedupKernel kernel = GENERATE(DedupKernel::kBest, DedupKernel::kPortable);
+  const Kernel kernel = GENERATE(Kernel::kBest, Kernel::kPortable);
   BatchRowsBuilder builder(w.table_rows, kernel);
   for (const data::SampleBlock& batch : w.batches) {
     BatchRows rows;
@@ -150,7 +150,7 @@ TEST_CASE("rows that share a cell of the hash set and repeat within 16 ids", "[o
 }
 
 TEST_CASE("dedup stays right when its tags start again from zero", "[oracle]") {
-  const DedupKernel kernel = GENERATE(DedupKernel::kBest, DedupKernel::kPortable);
+  const Kernel kernel = GENERATE(Kernel::kBest, Kernel::kPortable);
   const Workload w = MakeWorkload(7, Skew::kZipf12, 6, 400, {20, 50, 5000, 100000});
   BatchRowsBuilder builder(w.table_rows, kernel);
   // A batch holds 400 + about 3 × 400 × 1.5 ids: the second batch wraps.

@@ -225,3 +225,37 @@ TEST_CASE("the planner refuses batch rows of another shape or beyond a table, na
   }
   SECTION("the same rows within range are taken") { REQUIRE(planner.Push(rows).ok()); }
 }
+
+TEST_CASE("the vectorized and the portable plan passes make the same plans", "[oracle]") {
+  const Skew skew = GENERATE(Skew::kUniform, Skew::kZipf08, Skew::kZipf12, Skew::kTop1Percent90);
+  const uint32_t lookahead = GENERATE(1u, 2u, 50u);
+  const uint32_t trainers = GENERATE(1u, 3u, 8u);
+  const int mode = GENERATE(0, 1, 2);  // lrpp_delayed, lrpp, replicated
+  const uint64_t seed = GENERATE(take(2, random(1, 1000000)));
+  const bool split = seed % 2 == 0;
+  CAPTURE(SkewName(skew), lookahead, trainers, mode, seed, split);
+  // Batches of 200 samples: tables of hundreds of entries a batch, so the
+  // vector passes run full steps of 16 and a partial last one.
+  const Workload w = MakeWorkload(seed, skew, 90, 200, kTableRows);
+  PlannerOptions best = Options(trainers, lookahead, split);
+  best.private_rows = mode == 0 || mode == 1;
+  best.delayed_sync = mode == 0;
+  for (Partition& p : best.partitions) p.capacity = UINT32_MAX / 4;
+  PlannerOptions portable = best;
+  portable.kernel = Kernel::kPortable;
+  REQUIRE_FALSE(UseAvx512(portable.kernel));
+  if (!UseAvx512(best.kernel)) WARN("this CPU has no AVX-512: both planners run the portable passes");
+  std::vector<BatchPlan> best_plans, portable_plans;
+  REQUIRE(PlanAll(best, w, nullptr, &best_plans).ok());
+  REQUIRE(PlanAll(portable, w, nullptr, &portable_plans).ok());
+  REQUIRE(best_plans.size() == w.batches.size());
+  uint64_t privates = 0, evictions = 0;
+  for (size_t b = 0; b < best_plans.size(); ++b) {
+    CAPTURE(b);
+    REQUIRE(best_plans[b] == portable_plans[b]);
+    evictions += best_plans[b].evictions.size();
+    for (const BatchPlan::Own& own : best_plans[b].trainers) privates += own.private_rows.size();
+  }
+  CHECK(evictions > 0);
+  CHECK((privates > 0 || mode == 2));
+}

@@ -1,0 +1,17 @@
+// The CPU check behind Kernel::kBest.
+#include "actors/oracle/kernel.hpp"
+
+namespace actorrec::oracle {
+
+bool UseAvx512(Kernel kernel) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+                          __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  return kernel == Kernel::kBest && has;
+#else
+  (void)kernel;
+  return false;
+#endif
+}
+
+}  // namespace actorrec::oracle
