@@ -26,6 +26,9 @@ constexpr size_t kPrefetchDistance = 64;
 // are requested when it moves.
 constexpr size_t kTailPrefetch = 16;
 
+// Entries ahead whose record arrays the plan's second pass requests.
+constexpr size_t kRecordPrefetch = 256;
+
 // Rows whose state Push loads before handling them (see there).
 constexpr size_t kPushChunk = 64;
 
@@ -68,10 +71,22 @@ enum : uint8_t {
 struct TableEntries {
   const uint8_t* flags;
   const data::RowId* rows;
+  const uint16_t* owners;
   uint32_t* slots;
   uint32_t begin, end;
   uint32_t table;
   bool all_shared, all_critical;
+};
+
+// The per-trainer side of the plan passes (LookaheadCore's scratch), each
+// indexed by trainer.
+struct OwnerLists {
+  uint32_t* load;            // pass 1 counts: its private rows
+  uint32_t* private_misses;  // pass 1 counts
+  const uint32_t* group;     // pass 2: the slots of the private misses, by their index within a trainer's
+  uint32_t* next_group;      // pass 2: its private misses given a slot so far
+  RowSlot** own_prefetch;    // pass 2: write cursors into its lists
+  RowSlot** own_rows;
 };
 
 // What the first pass counts.
@@ -79,12 +94,23 @@ struct Tally {
   uint32_t shared = 0, critical = 0, shared_evictions = 0;
 };
 
-// The first plan pass, portable: counts the entries, appends the slots to
-// retire after b (rows not used again, cached or shared; a private miss's
-// slot is its group's) to retired[*n_retired …], and calls rare(k, private,
-// cached) for each private row and each shared miss, in entry order.
-template <class Rare>
-void ClassifyPortable(const TableEntries& e, Tally* tally, uint32_t* retired, uint32_t* n_retired, Rare&& rare) {
+// The second pass's write cursors into the lists every trainer shares, and
+// the writers of the shared evictions in entry order (LookaheadCore::
+// EmitLists).
+struct SharedLists {
+  RowSlot *prefetch, *critical, *delayed;
+  Eviction* evictions;
+  const uint32_t* writers;
+};
+
+// The first plan pass, portable: counts the entries and each trainer's
+// private rows and misses, calls take(k) for each shared miss in entry
+// order (it gives the miss its slot), and appends the slots to retire after
+// b (rows not used again, cached or shared; a private miss's slot is its
+// group's) to retired[*n_retired …].
+template <class Take>
+void ClassifyPortable(const TableEntries& e, const OwnerLists& own, Tally* tally, uint32_t* retired,
+                      uint32_t* n_retired, Take&& take) {
   uint32_t n = *n_retired;
   for (uint32_t k = e.begin; k < e.end; ++k) {
     const uint8_t f = e.flags[k];
@@ -94,25 +120,44 @@ void ClassifyPortable(const TableEntries& e, Tally* tally, uint32_t* retired, ui
     tally->shared += is_shared;
     tally->critical += is_shared & (e.all_critical | ((f & kNextAdjacent) != 0));
     tally->shared_evictions += is_shared & !has_next;
-    if (!is_shared || !cached) rare(k, !is_shared, cached);
+    if (!is_shared) {
+      ++own.load[e.owners[k]];
+      own.private_misses[e.owners[k]] += !cached;
+    } else if (!cached) {
+      take(k);
+    }
     retired[n] = e.slots[k];
     n += (cached | is_shared) & !has_next;
   }
   *n_retired = n;
 }
 
-// The second plan pass, portable: appends each shared row to the shared
-// lists (prefetch when a miss, critical or delayed) through the cursors,
-// and calls rare(k, private) for each private row and each shared row
-// evicted after b, in entry order.
-template <class Rare>
-void EmitPortable(const TableEntries& e, RowSlot** prefetch, RowSlot** critical, RowSlot** delayed, Rare&& rare) {
-  RowSlot *p = *prefetch, *c = *critical, *d = *delayed;
+// A private row: a miss gets its owner's next group slot and goes to its
+// private prefetch; every one goes to its owner's private rows.
+inline void EmitPrivate(const TableEntries& e, const OwnerLists& own, uint32_t k) {
+  const uint32_t o = e.owners[k];
+  if (!(e.flags[k] & kCached)) {
+    e.slots[k] = own.group[own.next_group[o]++];
+    *own.own_prefetch[o]++ = {e.table, e.rows[k], e.slots[k]};
+  }
+  *own.own_rows[o]++ = {e.table, e.rows[k], e.slots[k]};
+}
+
+// The second plan pass, portable: each shared row to the shared lists
+// (prefetch when a miss, critical or delayed), each private row to its
+// owner's lists, and the rows evicted after b (shared ones not used again,
+// with the next writer; cached private ones, with their owner) to the
+// evictions, all in entry order.
+inline void EmitPortable(const TableEntries& e, const OwnerLists& own, SharedLists* lists) {
+  RowSlot *p = lists->prefetch, *c = lists->critical, *d = lists->delayed;
+  Eviction* ev = lists->evictions;
+  const uint32_t* writers = lists->writers;
   for (uint32_t k = e.begin; k < e.end; ++k) {
     const uint8_t f = e.flags[k];
     const bool is_shared = ((f & (kShared | kHasNext)) != 0) | e.all_shared;
     if (!is_shared) {  // about one row in six: the branch is cheaper than writing every list
-      rare(k, true);
+      EmitPrivate(e, own, k);
+      if (f & kCached) *ev++ = {e.table, e.rows[k], e.slots[k], e.owners[k]};
       continue;
     }
     const RowSlot row{e.table, e.rows[k], e.slots[k]};
@@ -123,20 +168,21 @@ void EmitPortable(const TableEntries& e, RowSlot** prefetch, RowSlot** critical,
     c += adjacent;
     *d = row;
     d += !adjacent;
-    if (!(f & kHasNext)) rare(k, false);
+    if (!(f & kHasNext)) *ev++ = {e.table, row.row, row.slot, *writers++};
   }
-  *prefetch = p;
-  *critical = c;
-  *delayed = d;
+  *lists = {p, c, d, ev, writers};
 }
 
 #ifdef ACTORREC_HAVE_AVX512_PLAN
 #define ACTORREC_AVX512_PLAN __attribute__((target("avx512f,avx512bw,avx512vl")))
 
 // The AVX-512 passes take 16 entries at a time: their flags become masks,
-// the common rows (shared, cached) are counted and written with masks and
-// compressing stores, and only the rarer ones go one by one to `rare`, the
-// same calls in the same order as the portable passes make.
+// counts are popcounts, and the lists are written with compressing stores.
+// A trainer's entries of a table are contiguous (push makes them slice by
+// slice), so the private rows of a step nearly always have one owner, whose
+// lists and counts take them at once; the steps whose private rows have two
+// owners, and the shared misses (which take slots from the pool), go one
+// by one, as in the portable passes. Same results, same order.
 struct Masks {
   __mmask16 valid, has_next, shared, cached, adjacent;
 };
@@ -154,25 +200,44 @@ ACTORREC_AVX512_PLAN inline Masks LoadMasks(const TableEntries& e, uint32_t k) {
   return m;
 }
 
-// Calls f(k + i) for each set bit i of `bits`, lowest first.
-template <class F>
-inline void ForEachBit(uint32_t bits, uint32_t k, F&& f) {
-  for (; bits != 0; bits &= bits - 1) f(k + static_cast<uint32_t>(__builtin_ctz(bits)));
+// The trainer that owns every lane of `lanes` (not empty), or -1 when they
+// have two owners. Owners do not decrease within a table.
+inline int32_t OneOwner(const TableEntries& e, uint32_t k, uint32_t lanes) {
+  const uint16_t first = e.owners[k + static_cast<uint32_t>(__builtin_ctz(lanes))];
+  const uint16_t last = e.owners[k + 31 - static_cast<uint32_t>(__builtin_clz(lanes))];
+  return first == last ? first : -1;
 }
 
-template <class Rare>
-ACTORREC_AVX512_PLAN void ClassifyAvx512(const TableEntries& e, Tally* tally, uint32_t* retired, uint32_t* n_retired,
-                                         Rare&& rare) {
+// The first n lanes.
+inline __mmask16 FirstLanes(uint32_t n) { return static_cast<__mmask16>((1u << n) - 1); }
+
+template <class Take>
+ACTORREC_AVX512_PLAN void ClassifyAvx512(const TableEntries& e, const OwnerLists& own, Tally* tally,
+                                         uint32_t* retired, uint32_t* n_retired, Take&& take) {
   uint32_t n = *n_retired;
   for (uint32_t k = e.begin; k < e.end; k += 16) {
     const Masks m = LoadMasks(e, k);
     tally->shared += static_cast<uint32_t>(__builtin_popcount(m.shared));
     tally->critical += static_cast<uint32_t>(__builtin_popcount(m.shared & m.adjacent));
     tally->shared_evictions += static_cast<uint32_t>(__builtin_popcount(m.shared & ~m.has_next));
-    const __mmask16 is_private = m.valid & ~m.shared;
-    ForEachBit(is_private | (m.shared & ~m.cached), k,
-               [&](uint32_t at) { rare(at, ((is_private >> (at - k)) & 1) != 0, ((m.cached >> (at - k)) & 1) != 0); });
-    // After rare: the shared misses' slots are taken.
+    const uint32_t is_private = m.valid & ~m.shared;
+    if (is_private != 0) {
+      const int32_t o = OneOwner(e, k, is_private);
+      if (o >= 0) {
+        own.load[o] += static_cast<uint32_t>(__builtin_popcount(is_private));
+        own.private_misses[o] += static_cast<uint32_t>(__builtin_popcount(is_private & ~m.cached));
+      } else {
+        for (uint32_t bits = is_private; bits != 0; bits &= bits - 1) {
+          const uint32_t at = k + static_cast<uint32_t>(__builtin_ctz(bits));
+          ++own.load[e.owners[at]];
+          own.private_misses[e.owners[at]] += !(e.flags[at] & kCached);
+        }
+      }
+    }
+    for (uint32_t bits = m.shared & ~m.cached; bits != 0; bits &= bits - 1) {
+      take(k + static_cast<uint32_t>(__builtin_ctz(bits)));
+    }
+    // After take: the shared misses have their slots.
     const __mmask16 retire = (m.cached | m.shared) & ~m.has_next & m.valid;
     _mm512_mask_compressstoreu_epi32(retired + n, retire, _mm512_maskz_loadu_epi32(m.valid, e.slots + k));
     n += static_cast<uint32_t>(__builtin_popcount(retire));
@@ -205,25 +270,81 @@ ACTORREC_AVX512_PLAN inline RowSlot* AppendRowSlots(RowSlot* out, __m512i table,
   return out + n;
 }
 
-template <class Rare>
-ACTORREC_AVX512_PLAN void EmitAvx512(const TableEntries& e, RowSlot** prefetch, RowSlot** critical, RowSlot** delayed,
-                                     Rare&& rare) {
-  RowSlot *p = *prefetch, *c = *critical, *d = *delayed;
+// AppendRowSlots for Evictions (table, row, slot, writer: four dwords, so
+// four RowSlot-like vectors of four evictions each).
+ACTORREC_AVX512_PLAN inline Eviction* AppendEvictions(Eviction* out, __m512i table, __m512i rows, __m512i slots,
+                                                      __m512i writers, __mmask16 lanes) {
+  static_assert(sizeof(Eviction) == 16, "Eviction is four dwords: table, row, slot, writer");
+  const uint32_t n = static_cast<uint32_t>(__builtin_popcount(lanes));
+  const __m512i r = _mm512_maskz_compress_epi32(lanes, rows), s = _mm512_maskz_compress_epi32(lanes, slots);
+  const __m512i w = _mm512_maskz_compress_epi32(lanes, writers);
+  const uint64_t words = n == 16 ? ~uint64_t{0} : (uint64_t{1} << (4 * n)) - 1;
+  int* const at = reinterpret_cast<int*>(out);
+  const __m512i four = _mm512_set1_epi32(4);
+  // Eviction i of the vector: row (index i of r) in dword 4i + 1, slot
+  // (16 + i: of s) in 4i + 2, writer (i of w) in 4i + 3.
+  __m512i pick_row_slot = _mm512_setr_epi32(0, 0, 16, 0, 0, 1, 17, 0, 0, 2, 18, 0, 0, 3, 19, 0);
+  __m512i pick_writer = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3);
+  for (int q = 0; q < 4; ++q) {
+    __m512i v = _mm512_permutex2var_epi32(r, pick_row_slot, s);
+    v = _mm512_mask_permutexvar_epi32(v, 0x8888, pick_writer, w);
+    v = _mm512_mask_mov_epi32(v, 0x1111, table);
+    _mm512_mask_storeu_epi32(at + 16 * q, static_cast<__mmask16>(words >> (16 * q)), v);
+    pick_row_slot = _mm512_add_epi32(pick_row_slot, four);
+    pick_writer = _mm512_add_epi32(pick_writer, four);
+  }
+  return out + n;
+}
+
+ACTORREC_AVX512_PLAN void EmitAvx512(const TableEntries& e, const OwnerLists& own, SharedLists* lists) {
+  RowSlot *p = lists->prefetch, *c = lists->critical, *d = lists->delayed;
+  Eviction* ev = lists->evictions;
+  const uint32_t* writers = lists->writers;
   const __m512i table = _mm512_set1_epi32(static_cast<int>(e.table));
   for (uint32_t k = e.begin; k < e.end; k += 16) {
+    // The record's rows and owners come from DRAM (it was pushed L batches
+    // ago): requested a few steps ahead.
+    __builtin_prefetch(e.rows + k + kRecordPrefetch);
+    __builtin_prefetch(e.owners + k + kRecordPrefetch);
     const Masks m = LoadMasks(e, k);
     const __m512i rows = _mm512_maskz_loadu_epi32(m.valid, e.rows + k);
-    const __m512i slots = _mm512_maskz_loadu_epi32(m.valid, e.slots + k);
+    __m512i slots = _mm512_maskz_loadu_epi32(m.valid, e.slots + k);
     p = AppendRowSlots(p, table, rows, slots, m.shared & ~m.cached);
     c = AppendRowSlots(c, table, rows, slots, m.shared & m.adjacent);
     d = AppendRowSlots(d, table, rows, slots, m.shared & ~m.adjacent);
     const __mmask16 is_private = m.valid & ~m.shared;
-    ForEachBit(is_private | (m.shared & ~m.has_next), k,
-               [&](uint32_t at) { rare(at, ((is_private >> (at - k)) & 1) != 0); });
+    if (is_private != 0) {
+      const int32_t o = OneOwner(e, k, is_private);
+      if (o >= 0) {
+        const __mmask16 misses = is_private & ~m.cached;
+        const uint32_t count = static_cast<uint32_t>(__builtin_popcount(misses));
+        const __m512i group = _mm512_maskz_loadu_epi32(FirstLanes(count), own.group + own.next_group[o]);
+        own.next_group[o] += count;
+        slots = _mm512_mask_expand_epi32(slots, misses, group);
+        _mm512_mask_storeu_epi32(e.slots + k, misses, slots);
+        own.own_prefetch[o] = AppendRowSlots(own.own_prefetch[o], table, rows, slots, misses);
+        own.own_rows[o] = AppendRowSlots(own.own_rows[o], table, rows, slots, is_private);
+      } else {
+        // Private misses are not evicted (their group is), so the slots of
+        // the evictions below need no reload.
+        for (uint32_t bits = is_private; bits != 0; bits &= bits - 1) {
+          EmitPrivate(e, own, k + static_cast<uint32_t>(__builtin_ctz(bits)));
+        }
+      }
+    }
+    // Evictions: shared rows not used again, with the next writers, and
+    // cached private rows, with their owners.
+    const __mmask16 shared_out = m.shared & ~m.has_next;
+    const __mmask16 private_out = is_private & m.cached;
+    const uint32_t written = static_cast<uint32_t>(__builtin_popcount(shared_out));
+    const __m512i next_writers =
+        _mm512_maskz_expand_epi32(shared_out, _mm512_maskz_loadu_epi32(FirstLanes(written), writers));
+    writers += written;
+    const __m512i owners = _mm512_maskz_cvtepu16_epi32(m.valid, _mm256_maskz_loadu_epi16(m.valid, e.owners + k));
+    ev = AppendEvictions(ev, table, rows, slots, _mm512_mask_mov_epi32(next_writers, private_out, owners),
+                         shared_out | private_out);
   }
-  *prefetch = p;
-  *critical = c;
-  *delayed = d;
+  *lists = {p, c, d, ev, writers};
 }
 
 // unique_slots[u] = slots[entry_of[u]], 16 at a time.
@@ -231,6 +352,7 @@ ACTORREC_AVX512_PLAN void GatherSlotsAvx512(const uint32_t* slots, const uint32_
                                             uint32_t* out) {
   size_t u = 0;
   for (; u + 16 <= n; u += 16) {
+    __builtin_prefetch(entry_of + u + kRecordPrefetch);  // the record's, from DRAM
     const __m512i index = _mm512_loadu_si512(entry_of + u);
     // The masked form: the unmasked one trips GCC 12's -Wmaybe-uninitialized.
     _mm512_storeu_si512(out + u, _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), 0xFFFF, index,
@@ -431,9 +553,15 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
   };
   for (uint32_t a = 1; a <= later; ++a) {
     const uint8_t mark = static_cast<uint8_t>(kHasNext | (a == 1 ? kNextAdjacent : 0));
-    for (auto [l, end] = run(a); l != end; ++l) flags[l->from] |= mark;
+    for (auto [l, end] = run(a); l != end; ++l) {
+      __builtin_prefetch(l + kRecordPrefetch);  // the links come from DRAM
+      flags[l->from] |= mark;
+    }
   }
-  for (const Handover* h = record.handovers.begin(); h != record.handovers.end; ++h) slots[h->pos] = h->slot;
+  for (const Handover* h = record.handovers.begin(); h != record.handovers.end; ++h) {
+    __builtin_prefetch(h + kRecordPrefetch);  // from DRAM too
+    slots[h->pos] = h->slot;
+  }
   uint32_t occupancy = 0;
   for (size_t i = 0; i < owned_.size(); ++i) {
     if (Status s = PlanPartition(i, b, record, plan, &occupancy); !s.ok()) return s;
@@ -482,27 +610,22 @@ Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchP
   // Pass 1: classify the rows, give shared misses their slots, retire the
   // slots of rows not used again (private misses retire their group below).
   // Everything it reads is in the record and slots_.
-  const uint16_t* const owners = record.owners.data();
   uint32_t* const slots = slots_.data();
-  auto rare = [&](uint32_t k, bool is_private, bool cached) {
-    if (is_private) {
-      ++load_[owners[k]];
-      private_misses_[owners[k]] += !cached;
-    } else {  // a shared miss
-      ++counts.shared_misses;
-      short_of_slots |= !pool.Take(&slots[k]);
-    }
+  auto take = [&](uint32_t k) {  // a shared miss
+    ++counts.shared_misses;
+    short_of_slots |= !pool.Take(&slots[k]);
   };
+  const OwnerLists own{load_.data(), private_misses_.data(), nullptr, nullptr, nullptr, nullptr};
   for (uint32_t t : part_tables_[i]) {
-    const TableEntries entries{record.flags.data(), record.rows.data(), slots, record.table_begin[t],
-                               record.table_end[t], t, all_shared_, all_critical_};
+    const TableEntries entries{record.flags.data(),  record.rows.data(),  record.owners.data(), slots,
+                               record.table_begin[t], record.table_end[t], t, all_shared_, all_critical_};
 #ifdef ACTORREC_HAVE_AVX512_PLAN
     if (vectorized_) {
-      ClassifyAvx512(entries, &tally, retired_.data(), &retired, rare);
+      ClassifyAvx512(entries, own, &tally, retired_.data(), &retired, take);
       continue;
     }
 #endif
-    ClassifyPortable(entries, &tally, retired_.data(), &retired, rare);
+    ClassifyPortable(entries, own, &tally, retired_.data(), &retired, take);
   }
   counts.shared = tally.shared;
   counts.critical = tally.critical;
@@ -554,42 +677,36 @@ void LookaheadCore::EmitLists(size_t i, uint64_t b, Record& record, const Counts
     own_rows_[w] = room(own.private_rows, fill_.private_rows[w], load_[w]);
     next_group_[w] = 0;
   }
+  // The writers of the shared evictions, in entry order: the next trainer
+  // in turn, from one that rotates with the batch, that has write-backs to
+  // give (SetWriterQuotas).
   SetWriterQuotas(b, counts.shared_evictions);
+  writers_.resize(counts.shared_evictions);
   uint32_t writer = static_cast<uint32_t>(b % trainers_);
-  const data::RowId* const rows = record.rows.data();
-  const uint16_t* const owners = record.owners.data();
-  const uint8_t* const flags = record.flags.data();
-  uint32_t* const slots = slots_.data();
+  for (uint32_t& w : writers_) {
+    while (quota_[writer] == 0) writer = writer + 1 == trainers_ ? 0 : writer + 1;
+    --quota_[writer];
+    w = writer;
+    writer = writer + 1 == trainers_ ? 0 : writer + 1;
+  }
+  SharedLists lists{prefetch, critical, delayed, evictions, writers_.data()};
+  const OwnerLists own{load_.data(),         private_misses_.data(), group_.data(),
+                       next_group_.data(),   own_prefetch_.data(),   own_rows_.data()};
   for (uint32_t t : part_tables_[i]) {
-    // Private rows get their group's slot and go to their owner's lists
-    // (and evictions, when cached); shared rows evicted after b get a writer.
-    auto rare = [&](uint32_t k, bool is_private) {
-      if (is_private) {
-        const uint32_t o = owners[k];
-        if (!(flags[k] & kCached)) {
-          slots[k] = group_[next_group_[o]++];
-          *own_prefetch_[o]++ = {t, rows[k], slots[k]};
-        } else {
-          *evictions++ = {t, rows[k], slots[k], o};
-        }
-        *own_rows_[o]++ = {t, rows[k], slots[k]};
-        return;
-      }
-      while (quota_[writer] == 0) writer = writer + 1 == trainers_ ? 0 : writer + 1;
-      --quota_[writer];
-      *evictions++ = {t, rows[k], slots[k], writer};
-      writer = writer + 1 == trainers_ ? 0 : writer + 1;
-    };
-    const TableEntries entries{flags, rows, slots, record.table_begin[t], record.table_end[t], t, all_shared_,
-                               all_critical_};
+    const TableEntries entries{record.flags.data(),  record.rows.data(),  record.owners.data(), slots_.data(),
+                               record.table_begin[t], record.table_end[t], t, all_shared_, all_critical_};
 #ifdef ACTORREC_HAVE_AVX512_PLAN
     if (vectorized_) {
-      EmitAvx512(entries, &prefetch, &critical, &delayed, rare);
+      EmitAvx512(entries, own, &lists);
       continue;
     }
 #endif
-    EmitPortable(entries, &prefetch, &critical, &delayed, rare);
+    EmitPortable(entries, own, &lists);
   }
+  prefetch = lists.prefetch;
+  critical = lists.critical;
+  delayed = lists.delayed;
+  evictions = lists.evictions;
   fill_.prefetch = static_cast<uint32_t>(prefetch - plan->prefetch.data());
   fill_.critical = static_cast<uint32_t>(critical - plan->critical.data());
   fill_.delayed = static_cast<uint32_t>(delayed - plan->delayed.data());

@@ -229,6 +229,7 @@ class LookaheadCore {
   std::vector<uint32_t> group_;           // slots of the private misses
   std::vector<uint32_t> next_group_;      // per trainer: its private misses given a slot so far
   std::vector<uint32_t> retired_;         // slots freed after the batch
+  std::vector<uint32_t> writers_;         // the writers of the shared evictions, in entry order
   std::vector<Link*> link_ends_;          // Push's scratch: per ring index, the end of its links
   std::vector<RowSlot*> own_prefetch_, own_rows_;  // per trainer: write cursors into its lists
 
