@@ -216,6 +216,7 @@ ACTORREC_AVX512_PLAN void ClassifyAvx512(const TableEntries& e, const OwnerLists
                                          uint32_t* retired, uint32_t* n_retired, Take&& take) {
   uint32_t n = *n_retired;
   for (uint32_t k = e.begin; k < e.end; k += 16) {
+    __builtin_prefetch(e.owners + k + kRecordPrefetch);  // the record's, from DRAM
     const Masks m = LoadMasks(e, k);
     tally->shared += static_cast<uint32_t>(__builtin_popcount(m.shared));
     tally->critical += static_cast<uint32_t>(__builtin_popcount(m.shared & m.adjacent));
@@ -302,10 +303,9 @@ ACTORREC_AVX512_PLAN void EmitAvx512(const TableEntries& e, const OwnerLists& ow
   const uint32_t* writers = lists->writers;
   const __m512i table = _mm512_set1_epi32(static_cast<int>(e.table));
   for (uint32_t k = e.begin; k < e.end; k += 16) {
-    // The record's rows and owners come from DRAM (it was pushed L batches
-    // ago): requested a few steps ahead.
+    // The record's rows come from DRAM (it was pushed L batches ago; the
+    // first pass brought its owners in): requested a few steps ahead.
     __builtin_prefetch(e.rows + k + kRecordPrefetch);
-    __builtin_prefetch(e.owners + k + kRecordPrefetch);
     const Masks m = LoadMasks(e, k);
     const __m512i rows = _mm512_maskz_loadu_epi32(m.valid, e.rows + k);
     __m512i slots = _mm512_maskz_loadu_epi32(m.valid, e.slots + k);
