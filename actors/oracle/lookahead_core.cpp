@@ -318,11 +318,13 @@ ACTORREC_AVX512_PLAN void EmitAvx512(const TableEntries& e, const OwnerLists& ow
       if (o >= 0) {
         const __mmask16 misses = is_private & ~m.cached;
         const uint32_t count = static_cast<uint32_t>(__builtin_popcount(misses));
-        const __m512i group = _mm512_maskz_loadu_epi32(FirstLanes(count), own.group + own.next_group[o]);
-        own.next_group[o] += count;
-        slots = _mm512_mask_expand_epi32(slots, misses, group);
-        _mm512_mask_storeu_epi32(e.slots + k, misses, slots);
-        own.own_prefetch[o] = AppendRowSlots(own.own_prefetch[o], table, rows, slots, misses);
+        if (count != 0) {
+          const __m512i group = _mm512_maskz_loadu_epi32(FirstLanes(count), own.group + own.next_group[o]);
+          own.next_group[o] += count;
+          slots = _mm512_mask_expand_epi32(slots, misses, group);
+          _mm512_mask_storeu_epi32(e.slots + k, misses, slots);
+          own.own_prefetch[o] = AppendRowSlots(own.own_prefetch[o], table, rows, slots, misses);
+        }
         own.own_rows[o] = AppendRowSlots(own.own_rows[o], table, rows, slots, is_private);
       } else {
         // Private misses are not evicted (their group is), so the slots of
@@ -338,7 +340,8 @@ ACTORREC_AVX512_PLAN void EmitAvx512(const TableEntries& e, const OwnerLists& ow
     const __mmask16 private_out = is_private & m.cached;
     const uint32_t written = static_cast<uint32_t>(__builtin_popcount(shared_out));
     const __m512i next_writers =
-        _mm512_maskz_expand_epi32(shared_out, _mm512_maskz_loadu_epi32(FirstLanes(written), writers));
+        written == 0 ? _mm512_setzero_si512()
+                     : _mm512_maskz_expand_epi32(shared_out, _mm512_maskz_loadu_epi32(FirstLanes(written), writers));
     writers += written;
     const __m512i owners = _mm512_maskz_cvtepu16_epi32(m.valid, _mm256_maskz_loadu_epi16(m.valid, e.owners + k));
     ev = AppendEvictions(ev, table, rows, slots, _mm512_mask_mov_epi32(next_writers, private_out, owners),
