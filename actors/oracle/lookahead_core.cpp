@@ -61,6 +61,16 @@ std::vector<uint64_t> TableBases(const PlannerOptions& options, const std::vecto
   return bases;
 }
 
+}  // namespace
+
+// What the first plan pass counts over a partition's entries; the second
+// sizes its lists by them.
+struct PassCounts {
+  uint32_t shared = 0, critical = 0, shared_misses = 0, shared_evictions = 0;
+};
+
+namespace {
+
 // Entry flags (LookaheadCore::Record::flags).
 enum : uint8_t {
   kShared = 1,        // two or more trainers touch the row in this batch (set on push)
@@ -92,11 +102,6 @@ struct OwnerLists {
   RowSlot** own_rows;
 };
 
-// What the first pass counts.
-struct Tally {
-  uint32_t shared = 0, critical = 0, shared_evictions = 0;
-};
-
 // The second pass's write cursors into the lists every trainer shares, and
 // the writers of the shared evictions in entry order (LookaheadCore::
 // EmitLists).
@@ -106,13 +111,19 @@ struct SharedLists {
   const uint32_t* writers;
 };
 
+// A private row, in the first pass: its owner's counts.
+inline void CountPrivate(const TableEntries& e, const OwnerLists& own, uint32_t k) {
+  ++own.load[e.owners[k]];
+  own.private_misses[e.owners[k]] += !(e.flags[k] & kCached);
+}
+
 // The first plan pass, portable: counts the entries and each trainer's
 // private rows and misses, calls take(k) for each shared miss in entry
 // order (it gives the miss its slot), and appends the slots to retire after
 // b (rows not used again, cached or shared; a private miss's slot is its
 // group's) to retired[*n_retired …].
 template <class Take>
-void ClassifyPortable(const TableEntries& e, const OwnerLists& own, Tally* tally, uint32_t* retired,
+void ClassifyPortable(const TableEntries& e, const OwnerLists& own, PassCounts* counts, uint32_t* retired,
                       uint32_t* n_retired, Take&& take) {
   uint32_t n = *n_retired;
   for (uint32_t k = e.begin; k < e.end; ++k) {
@@ -120,12 +131,11 @@ void ClassifyPortable(const TableEntries& e, const OwnerLists& own, Tally* tally
     const bool has_next = (f & kHasNext) != 0;
     const bool is_shared = ((f & (kShared | kHasNext)) != 0) | e.all_shared;
     const bool cached = (f & kCached) != 0;
-    tally->shared += is_shared;
-    tally->critical += is_shared & (e.all_critical | ((f & kNextAdjacent) != 0));
-    tally->shared_evictions += is_shared & !has_next;
+    counts->shared += is_shared;
+    counts->critical += is_shared & (e.all_critical | ((f & kNextAdjacent) != 0));
+    counts->shared_evictions += is_shared & !has_next;
     if (!is_shared) {
-      ++own.load[e.owners[k]];
-      own.private_misses[e.owners[k]] += !cached;
+      CountPrivate(e, own, k);
     } else if (!cached) {
       take(k);
     }
@@ -215,15 +225,15 @@ inline int32_t OneOwner(const TableEntries& e, uint32_t k, uint32_t lanes) {
 inline __mmask16 FirstLanes(uint32_t n) { return static_cast<__mmask16>((1u << n) - 1); }
 
 template <class Take>
-ACTORREC_AVX512_PLAN void ClassifyAvx512(const TableEntries& e, const OwnerLists& own, Tally* tally,
+ACTORREC_AVX512_PLAN void ClassifyAvx512(const TableEntries& e, const OwnerLists& own, PassCounts* counts,
                                          uint32_t* retired, uint32_t* n_retired, Take&& take) {
   uint32_t n = *n_retired;
   for (uint32_t k = e.begin; k < e.end; k += 16) {
     __builtin_prefetch(e.owners + k + kRecordPrefetch);  // the record's, from DRAM
     const Masks m = LoadMasks(e, k);
-    tally->shared += static_cast<uint32_t>(__builtin_popcount(m.shared));
-    tally->critical += static_cast<uint32_t>(__builtin_popcount(m.shared & m.adjacent));
-    tally->shared_evictions += static_cast<uint32_t>(__builtin_popcount(m.shared & ~m.has_next));
+    counts->shared += static_cast<uint32_t>(__builtin_popcount(m.shared));
+    counts->critical += static_cast<uint32_t>(__builtin_popcount(m.shared & m.adjacent));
+    counts->shared_evictions += static_cast<uint32_t>(__builtin_popcount(m.shared & ~m.has_next));
     const uint32_t is_private = m.valid & ~m.shared;
     if (is_private != 0) {
       const int32_t o = OneOwner(e, k, is_private);
@@ -232,9 +242,7 @@ ACTORREC_AVX512_PLAN void ClassifyAvx512(const TableEntries& e, const OwnerLists
         own.private_misses[o] += static_cast<uint32_t>(__builtin_popcount(is_private & ~m.cached));
       } else {
         for (uint32_t bits = is_private; bits != 0; bits &= bits - 1) {
-          const uint32_t at = k + static_cast<uint32_t>(__builtin_ctz(bits));
-          ++own.load[e.owners[at]];
-          own.private_misses[e.owners[at]] += !(e.flags[at] & kCached);
+          CountPrivate(e, own, k + static_cast<uint32_t>(__builtin_ctz(bits)));
         }
       }
     }
@@ -605,8 +613,7 @@ Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchP
   const uint32_t in_use_before = pool.in_use();
   uint32_t rows = 0;
   for (uint32_t t : part_tables_[i]) rows += record.table_end[t] - record.table_begin[t];
-  Counts counts;
-  Tally tally;
+  PassCounts counts;
   bool short_of_slots = false;
   std::fill(private_misses_.begin(), private_misses_.end(), 0);
   std::fill(load_.begin(), load_.end(), 0);
@@ -627,15 +634,12 @@ Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchP
                                record.table_begin[t], record.table_end[t], t, all_shared_, all_critical_};
 #ifdef ACTORREC_HAVE_AVX512_PLAN
     if (vectorized_) {
-      ClassifyAvx512(entries, own, &tally, retired_.data(), &retired, take);
+      ClassifyAvx512(entries, own, &counts, retired_.data(), &retired, take);
       continue;
     }
 #endif
-    ClassifyPortable(entries, own, &tally, retired_.data(), &retired, take);
+    ClassifyPortable(entries, own, &counts, retired_.data(), &retired, take);
   }
-  counts.shared = tally.shared;
-  counts.critical = tally.critical;
-  counts.shared_evictions = tally.shared_evictions;
   const uint32_t group = *std::max_element(private_misses_.begin(), private_misses_.end());
   group_.clear();
   for (uint32_t g = 0; g < group && !short_of_slots; ++g) {
@@ -659,7 +663,7 @@ Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchP
   return Status::Ok();
 }
 
-void LookaheadCore::EmitLists(size_t i, uint64_t b, Record& record, const Counts& counts, BatchPlan* plan) {
+void LookaheadCore::EmitLists(size_t i, uint64_t b, Record& record, const PassCounts& counts, BatchPlan* plan) {
   uint32_t private_rows = 0, private_misses = 0;
   for (uint32_t w = 0; w < trainers_; ++w) {
     private_rows += load_[w];
@@ -672,11 +676,11 @@ void LookaheadCore::EmitLists(size_t i, uint64_t b, Record& record, const Counts
     if (list.size() < size_t{fill} + count + 1) list.resize(size_t{fill} + count + 1);
     return list.data() + fill;
   };
-  RowSlot* prefetch = room(plan->prefetch, fill_.prefetch, counts.shared_misses);
-  RowSlot* critical = room(plan->critical, fill_.critical, counts.critical);
-  RowSlot* delayed = room(plan->delayed, fill_.delayed, counts.shared - counts.critical);
-  Eviction* evictions =
-      room(plan->evictions, fill_.evictions, counts.shared_evictions + (private_rows - private_misses));
+  SharedLists lists{room(plan->prefetch, fill_.prefetch, counts.shared_misses),
+                    room(plan->critical, fill_.critical, counts.critical),
+                    room(plan->delayed, fill_.delayed, counts.shared - counts.critical),
+                    room(plan->evictions, fill_.evictions, counts.shared_evictions + (private_rows - private_misses)),
+                    nullptr};
   for (uint32_t w = 0; w < trainers_; ++w) {
     BatchPlan::Own& own = plan->trainers[w];
     own_prefetch_[w] = room(own.private_prefetch, fill_.private_prefetch[w], private_misses_[w]);
@@ -695,7 +699,7 @@ void LookaheadCore::EmitLists(size_t i, uint64_t b, Record& record, const Counts
     w = writer;
     writer = writer + 1 == trainers_ ? 0 : writer + 1;
   }
-  SharedLists lists{prefetch, critical, delayed, evictions, writers_.data()};
+  lists.writers = writers_.data();
   const OwnerLists own{load_.data(),         private_misses_.data(), group_.data(),
                        next_group_.data(),   own_prefetch_.data(),   own_rows_.data()};
   for (uint32_t t : part_tables_[i]) {
@@ -709,14 +713,10 @@ void LookaheadCore::EmitLists(size_t i, uint64_t b, Record& record, const Counts
 #endif
     EmitPortable(entries, own, &lists);
   }
-  prefetch = lists.prefetch;
-  critical = lists.critical;
-  delayed = lists.delayed;
-  evictions = lists.evictions;
-  fill_.prefetch = static_cast<uint32_t>(prefetch - plan->prefetch.data());
-  fill_.critical = static_cast<uint32_t>(critical - plan->critical.data());
-  fill_.delayed = static_cast<uint32_t>(delayed - plan->delayed.data());
-  fill_.evictions = static_cast<uint32_t>(evictions - plan->evictions.data());
+  fill_.prefetch = static_cast<uint32_t>(lists.prefetch - plan->prefetch.data());
+  fill_.critical = static_cast<uint32_t>(lists.critical - plan->critical.data());
+  fill_.delayed = static_cast<uint32_t>(lists.delayed - plan->delayed.data());
+  fill_.evictions = static_cast<uint32_t>(lists.evictions - plan->evictions.data());
   for (uint32_t w = 0; w < trainers_; ++w) {
     fill_.private_prefetch[w] = static_cast<uint32_t>(own_prefetch_[w] - plan->trainers[w].private_prefetch.data());
     fill_.private_rows[w] = static_cast<uint32_t>(own_rows_[w] - plan->trainers[w].private_rows.data());

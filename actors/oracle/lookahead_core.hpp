@@ -68,6 +68,8 @@
 
 namespace actorrec::oracle {
 
+struct PassCounts;  // lookahead_core.cpp
+
 class LookaheadCore {
  public:
   // Plans the partitions `owned` of `options`. `bounded` false: slots never
@@ -193,13 +195,9 @@ class LookaheadCore {
   // Plans partition owned_[i] of batch b, appending its lists to *plan
   // when there is one; adds its occupancy to *occupancy.
   Status PlanPartition(size_t i, uint64_t b, Record& record, BatchPlan* plan, uint32_t* occupancy);
-  // What PlanPartition's first pass counts over a partition's entries.
-  struct Counts {
-    uint32_t shared = 0, critical = 0, shared_misses = 0, shared_evictions = 0;
-  };
   // PlanPartition's second pass: the lists, from the flags and the counts
   // of the first.
-  void EmitLists(size_t i, uint64_t b, Record& record, const Counts& counts, BatchPlan* plan);
+  void EmitLists(size_t i, uint64_t b, Record& record, const PassCounts& counts, BatchPlan* plan);
   // Shares out `shared` write-backs over the trainers on top of load_.
   void SetWriterQuotas(uint64_t b, uint32_t shared);
   void BuildFeatures(const Record& record, BatchRows* rows, BatchPlan* plan) const;

@@ -13,8 +13,9 @@
 // 2L + 2 batches untimed, so that slots are being reused from quarantine and
 // the window is full when timing starts. The `kernel` column names the code
 // of the dedup and of the plan passes (Kernel: AVX-512 where the CPU has
-// it); the last row runs the portable one, as a CPU without AVX-512 would. A second table times
-// the two dedup kernels alone, per id, on tables of five sizes.
+// it); the last row runs the portable one, as a CPU without AVX-512 would.
+// A second table times the two dedup kernels alone, per id, on tables of
+// five sizes.
 #include <time.h>
 
 #include <algorithm>
