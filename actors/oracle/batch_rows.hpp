@@ -84,6 +84,11 @@ class BatchRowsBuilder {
   // Both write the distinct rows to distinct_rows_ and return their number.
   size_t DedupDirect(uint32_t t, const data::RowId* values, size_t count, SliceTable* out);
   size_t DedupHashed(const data::RowId* values, size_t count, SliceTable* out);
+  // Requests part `part` of `parts` of the scratch (tags or hash cells)
+  // that the dedup of a slice of `count` ids of table t will read.
+  void PrefetchScratch(uint32_t t, size_t count, uint32_t part, uint32_t parts) const;
+  // Cells of the hash set for a slice of `count` ids.
+  static size_t HashCells(size_t count);
 
   // Tables up to this many rows dedup with a branch on "new row?", which
   // is nearly always "no" there.
