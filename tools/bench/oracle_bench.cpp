@@ -9,13 +9,15 @@
 // (the median because other processes' time slices evict the planner's
 // caches on a shared machine): per global batch, BatchRowsBuilder::Build (the per-slice
 // dedup of the KJT), Planner::Push and Planner::PlanNext (W plans, features
-// translated to slots). Not timed: generating the ids. Each row first runs
-// 2L + 2 batches untimed, so that slots are being reused from quarantine and
-// the window is full when timing starts. The `kernel` column names the code
-// of the dedup and of the plan passes (Kernel: AVX-512 where the CPU has
-// it); the last row runs the portable one, as a CPU without AVX-512 would.
-// A second table times the two dedup kernels alone, per id, on tables of
-// five sizes.
+// translated to slots). Not timed: generating the ids, 32 batches ahead
+// (kGenerateAhead; `made` says "ahead"); the last row generates each batch
+// just before planning it ("between"). Each row first runs 2L + 2 batches
+// untimed, so that slots are being reused from quarantine and the window is
+// full when timing starts. The `kernel` column names the code of the dedup
+// and of the plan passes (Kernel: AVX-512 where the CPU has it); the row
+// before the last runs the portable one, as a CPU without AVX-512 would. A
+// second table times the two dedup kernels alone, per id, on tables of five
+// sizes.
 #include <time.h>
 
 #include <algorithm>
@@ -75,7 +77,17 @@ struct Row {
   double alpha;
   bool ranked = false;
   Kernel kernel = Kernel::kBest;
+  bool generated_between = false;  // each batch's ids generated just before it is planned
 };
+
+// Batches whose ids are generated ahead of planning, untimed, at a time.
+// The planner then runs batch after batch, as the oracle actor does when it
+// is the bottleneck. Generated one by one, the ids (about 20 ms of `pow` a
+// batch on this core) come between every two batches planned, long enough
+// for the planner's caches to go cold: rows with `generated_between` show
+// that case. 32 batches of 16384 samples are 54 MB, beyond the L3, so the
+// planner still reads each batch's ids from DRAM.
+constexpr uint32_t kGenerateAhead = 32;
 
 struct Measured {
   std::vector<double> build_s, push_s, plan_s;  // per batch
@@ -123,10 +135,19 @@ Measured Run(const Row& row, uint32_t measured) {
   Measured m;
   m.vectorized = builder.vectorized();
   BatchPlan plan;
+  // ahead[i][t]: the ids of table t in the i-th batch of the block.
+  std::vector<std::vector<std::vector<data::RowId>>> ahead(row.generated_between ? 1 : kGenerateAhead);
   for (uint64_t b = 0; m.batches < measured; ++b) {
-    for (size_t t = 0; t < kKaggleRows.size(); ++t) {
-      for (auto& v : batch.tables[t].values) v = ids[t](uniform(rng));
+    if (b % ahead.size() == 0) {
+      for (auto& tables : ahead) {
+        tables.resize(kKaggleRows.size());
+        for (size_t t = 0; t < kKaggleRows.size(); ++t) {
+          tables[t].resize(row.batch);
+          for (auto& v : tables[t]) v = ids[t](uniform(rng));
+        }
+      }
     }
+    for (size_t t = 0; t < kKaggleRows.size(); ++t) batch.tables[t].values.swap(ahead[b % ahead.size()][t]);
     const bool timed = b >= warm + row.lookahead;  // plans of batches >= warm
     const double t0 = ThreadSeconds();
     if (!planner.CanPush()) {
@@ -165,9 +186,9 @@ void Print(const Row& row, const Measured& m) {
   for (size_t i = 0; i < total.size(); ++i) total[i] = m.build_s[i] + m.push_s[i] + m.plan_s[i];
   const double per_batch = Median(total);
   const double rate = row.batch / per_batch;
-  std::printf("%6u %3u %4u %5.2f %-9s %-8s | %6.2f %6.2f %6.2f %7.2f | %8.2f %7.2fx | %7.0f %7.0f %7.0f %8u\n",
+  std::printf("%6u %3u %4u %5.2f %-9s %-8s %-7s | %6.2f %6.2f %6.2f %7.2f | %8.2f %7.2fx | %7.0f %7.0f %7.0f %8u\n",
               row.batch, row.trainers, row.lookahead, row.alpha, row.ranked ? "ranked" : "scattered",
-              m.vectorized ? "avx512" : "portable",
+              m.vectorized ? "avx512" : "portable", row.generated_between ? "between" : "ahead",
               1e3 * Median(m.build_s), 1e3 * Median(m.push_s),
               1e3 * Median(m.plan_s),
               1e3 * per_batch, rate / 1e6, rate / kBagpipeSamplesPerSecond, double(m.shared) / m.batches,
@@ -218,8 +239,8 @@ int main(int argc, char** argv) {
   const uint32_t measured = argc > 1 ? static_cast<uint32_t>(std::atoi(argv[1])) : 60;
   const int only = argc > 2 ? std::atoi(argv[2]) : -1;  // run one row of the table
   std::printf("oracle planning, Criteo Kaggle shape (26 tables, one id each), Zipf ids, one core (thread CPU time)\n");
-  std::printf("%6s %3s %4s %5s %-9s %-8s | %6s %6s %6s %7s | %8s %8s | %7s %7s %7s %8s\n", "batch", "W", "L", "alpha",
-              "ids", "kernel", "dedup", "push", "plan", "ms/bat", "M samp/s", "/Bagpipe", "shared", "private", "fetched",
+  std::printf("%6s %3s %4s %5s %-9s %-8s %-7s | %6s %6s %6s %7s | %8s %8s | %7s %7s %7s %8s\n", "batch", "W", "L",
+              "alpha", "ids", "kernel", "made", "dedup", "push", "plan", "ms/bat", "M samp/s", "/Bagpipe", "shared", "private", "fetched",
               "peak occ");
   const std::vector<Row> rows = {
       {16384, 8, 200, 1.05},  // the headline configuration
@@ -230,6 +251,7 @@ int main(int argc, char** argv) {
       {16384, 1, 200, 1.05},  {16384, 32, 200, 1.05},                       // trainers
       {16384, 8, 200, 1.05, true}, {16384, 8, 200, 1.2, true},              // ids in frequency order
       {16384, 8, 200, 1.05, false, Kernel::kPortable},                 // without AVX-512
+      {16384, 8, 200, 1.05, false, Kernel::kBest, true},               // ids made between batches
   };
   for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
     if (only < 0 || only == i) Print(rows[i], Run(rows[i], measured));
