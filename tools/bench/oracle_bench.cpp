@@ -80,9 +80,9 @@ struct Row {
   bool generated_between = false;  // each batch's ids generated just before it is planned
 };
 
-// Batches whose ids are generated ahead of planning, untimed, at a time.
-// The planner then runs batch after batch, as the oracle actor does when it
-// is the bottleneck. Generated one by one, the ids (about 8 ms of `pow` a
+// How many batches' ids are generated at a time, ahead of planning and
+// untimed. The planner then runs batch after batch, as the oracle actor does
+// when it is the bottleneck. Generated one by one, the ids (about 8 ms of `pow` a
 // batch on this core) come between every two batches planned, long enough
 // for the planner's caches to go cold: rows with `generated_between` show
 // that case. 32 batches of 16384 samples are 54 MB, beyond the L3, so the
