@@ -200,10 +200,12 @@ struct Masks {
   __mmask16 valid, has_next, shared, cached, adjacent;
 };
 
+// The first n lanes, n <= 16.
+inline __mmask16 FirstLanes(uint32_t n) { return static_cast<__mmask16>((1u << n) - 1); }
+
 ACTORREC_AVX512_PLAN inline Masks LoadMasks(const TableEntries& e, uint32_t k) {
   Masks m;
-  const uint32_t left = e.end - k;
-  m.valid = left >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << left) - 1);
+  m.valid = FirstLanes(std::min(e.end - k, 16u));
   // maskz: the unmasked forms trip GCC 12's -Wmaybe-uninitialized.
   const __m512i f = _mm512_maskz_cvtepu8_epi32(0xFFFF, _mm_maskz_loadu_epi8(m.valid, e.flags + k));
   m.has_next = _mm512_mask_test_epi32_mask(m.valid, f, _mm512_set1_epi32(kHasNext));
@@ -220,9 +222,6 @@ inline int32_t OneOwner(const TableEntries& e, uint32_t k, uint32_t lanes) {
   const uint16_t last = e.owners[k + 31 - static_cast<uint32_t>(__builtin_clz(lanes))];
   return first == last ? first : -1;
 }
-
-// The first n lanes.
-inline __mmask16 FirstLanes(uint32_t n) { return static_cast<__mmask16>((1u << n) - 1); }
 
 template <class Take>
 ACTORREC_AVX512_PLAN void ClassifyAvx512(const TableEntries& e, const OwnerLists& own, PassCounts* counts,
@@ -375,6 +374,42 @@ ACTORREC_AVX512_PLAN void GatherSlotsAvx512(const uint32_t* slots, const uint32_
   for (; u < n; ++u) out[u] = slots[entry_of[u]];
 }
 #endif
+
+// The plan passes with the kernel the core was built with (`vectorized`:
+// the AVX-512 loops, which this build has when it defines
+// ACTORREC_HAVE_AVX512_PLAN).
+template <class Take>
+void Classify([[maybe_unused]] bool vectorized, const TableEntries& e, const OwnerLists& own, PassCounts* counts,
+              uint32_t* retired, uint32_t* n_retired, Take&& take) {
+#ifdef ACTORREC_HAVE_AVX512_PLAN
+  if (vectorized) return ClassifyAvx512(e, own, counts, retired, n_retired, take);
+#endif
+  ClassifyPortable(e, own, counts, retired, n_retired, take);
+}
+
+void Emit([[maybe_unused]] bool vectorized, const TableEntries& e, const OwnerLists& own, SharedLists* lists) {
+#ifdef ACTORREC_HAVE_AVX512_PLAN
+  if (vectorized) return EmitAvx512(e, own, lists);
+#endif
+  EmitPortable(e, own, lists);
+}
+
+// out[u] = slots[entry_of[u]] for u < n.
+void GatherSlots([[maybe_unused]] bool vectorized, const uint32_t* slots, const uint32_t* entry_of, size_t n,
+                 uint32_t* out) {
+#ifdef ACTORREC_HAVE_AVX512_PLAN
+  if (vectorized) return GatherSlotsAvx512(slots, entry_of, n, out);
+#endif
+  for (size_t u = 0; u < n; ++u) out[u] = slots[entry_of[u]];
+}
+
+// Table t's entries of `record` (a LookaheadCore::Record) for the plan
+// passes, with `slots` the core's scratch.
+template <class Record>
+TableEntries EntriesOf(const Record& record, uint32_t* slots, uint32_t t, bool all_shared, bool all_critical) {
+  return {record.flags.data(), record.rows.data(), record.owners.data(), slots, record.table_begin[t],
+          record.table_end[t], t, all_shared, all_critical};
+}
 
 }  // namespace
 
@@ -630,15 +665,8 @@ Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchP
   };
   const OwnerLists own{load_.data(), private_misses_.data(), nullptr, nullptr, nullptr, nullptr};
   for (uint32_t t : part_tables_[i]) {
-    const TableEntries entries{record.flags.data(),  record.rows.data(),  record.owners.data(), slots,
-                               record.table_begin[t], record.table_end[t], t, all_shared_, all_critical_};
-#ifdef ACTORREC_HAVE_AVX512_PLAN
-    if (vectorized_) {
-      ClassifyAvx512(entries, own, &counts, retired_.data(), &retired, take);
-      continue;
-    }
-#endif
-    ClassifyPortable(entries, own, &counts, retired_.data(), &retired, take);
+    Classify(vectorized_, EntriesOf(record, slots, t, all_shared_, all_critical_), own, &counts, retired_.data(),
+             &retired, take);
   }
   const uint32_t group = *std::max_element(private_misses_.begin(), private_misses_.end());
   group_.clear();
@@ -703,15 +731,7 @@ void LookaheadCore::EmitLists(size_t i, uint64_t b, Record& record, const PassCo
   const OwnerLists own{load_.data(),         private_misses_.data(), group_.data(),
                        next_group_.data(),   own_prefetch_.data(),   own_rows_.data()};
   for (uint32_t t : part_tables_[i]) {
-    const TableEntries entries{record.flags.data(),  record.rows.data(),  record.owners.data(), slots_.data(),
-                               record.table_begin[t], record.table_end[t], t, all_shared_, all_critical_};
-#ifdef ACTORREC_HAVE_AVX512_PLAN
-    if (vectorized_) {
-      EmitAvx512(entries, own, &lists);
-      continue;
-    }
-#endif
-    EmitPortable(entries, own, &lists);
+    Emit(vectorized_, EntriesOf(record, slots_.data(), t, all_shared_, all_critical_), own, &lists);
   }
   fill_.prefetch = static_cast<uint32_t>(lists.prefetch - plan->prefetch.data());
   fill_.critical = static_cast<uint32_t>(lists.critical - plan->critical.data());
@@ -764,14 +784,7 @@ void LookaheadCore::BuildFeatures(const Record& record, BatchRows* rows, BatchPl
       f.table = t;
       f.unique_slots.resize(slice.rows.size());
       const uint32_t* entry_of = record.entry_of.data() + record.slice_begin[size_t{w} * tables_ + t];
-#ifdef ACTORREC_HAVE_AVX512_PLAN
-      if (vectorized_) {
-        GatherSlotsAvx512(slots_.data(), entry_of, slice.rows.size(), f.unique_slots.data());
-      } else
-#endif
-      {
-        for (size_t u = 0; u < slice.rows.size(); ++u) f.unique_slots[u] = slots_[entry_of[u]];
-      }
+      GatherSlots(vectorized_, slots_.data(), entry_of, slice.rows.size(), f.unique_slots.data());
       // Swapped, not copied: the BatchRows is spent, and gets capacity back.
       f.inverse.swap(slice.inverse);
       f.offsets.swap(slice.offsets);
