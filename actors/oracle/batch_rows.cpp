@@ -6,9 +6,8 @@
 
 #include "base/vector_clones.hpp"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef ACTORREC_HAVE_AVX512
 #include <immintrin.h>
-#define ACTORREC_HAVE_AVX512_DEDUP 1
 #endif
 
 namespace actorrec::oracle {
@@ -114,8 +113,7 @@ size_t HashedFrom(const HashSet& set, const data::RowId* values, size_t begin, s
   return distinct;
 }
 
-#ifdef ACTORREC_HAVE_AVX512_DEDUP
-#define ACTORREC_AVX512_DEDUP __attribute__((target("avx512f,avx512cd")))
+#ifdef ACTORREC_HAVE_AVX512
 
 // The AVX-512 kernels take 16 ids at a time. Within such a vector, a row
 // may repeat: its first lane does the work, and the others copy its index.
@@ -125,7 +123,7 @@ struct Lanes {
   __mmask16 first;   // the lanes with no such earlier lane
 };
 
-ACTORREC_AVX512_DEDUP inline Lanes LoadLanes(const data::RowId* values) {
+ACTORREC_AVX512 inline Lanes LoadLanes(const data::RowId* values) {
   Lanes l;
   l.row = _mm512_loadu_si512(values);
   l.same = _mm512_conflict_epi32(l.row);
@@ -137,7 +135,7 @@ ACTORREC_AVX512_DEDUP inline Lanes LoadLanes(const data::RowId* values) {
 // `distinct` in lane order), gives the repeats their first lane's index (the
 // lowest earlier lane with the same row: 31 − lzcnt of its isolated bit),
 // appends the new rows and writes the 16 indices. Returns the new count.
-ACTORREC_AVX512_DEDUP inline uint32_t FinishLanes(const Lanes& l, __m512i index, __mmask16 fresh, uint32_t distinct,
+ACTORREC_AVX512 inline uint32_t FinishLanes(const Lanes& l, __m512i index, __mmask16 fresh, uint32_t distinct,
                                                   data::RowId* rows, uint32_t* inverse) {
   const __m512i lowest = _mm512_and_si512(l.same, _mm512_sub_epi32(_mm512_setzero_si512(), l.same));
   const __m512i first_lane = _mm512_sub_epi32(_mm512_set1_epi32(31), _mm512_lzcnt_epi32(lowest));
@@ -149,7 +147,7 @@ ACTORREC_AVX512_DEDUP inline uint32_t FinishLanes(const Lanes& l, __m512i index,
 
 // `fresh` lanes' indices: distinct, distinct + 1, … in lane order, into
 // `index`.
-ACTORREC_AVX512_DEDUP inline __m512i NumberFresh(__m512i index, __mmask16 fresh, uint32_t distinct) {
+ACTORREC_AVX512 inline __m512i NumberFresh(__m512i index, __mmask16 fresh, uint32_t distinct) {
   const __m512i lane_numbers = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   return _mm512_mask_expand_epi32(index, fresh, _mm512_add_epi32(lane_numbers, _mm512_set1_epi32(distinct)));
 }
@@ -157,7 +155,7 @@ ACTORREC_AVX512_DEDUP inline __m512i NumberFresh(__m512i index, __mmask16 fresh,
 // Lanes 0–7 (half 0) or 8–15 (half 1) of v. (maskz: the unmasked
 // extraction, and the cast, trip GCC 12's -Wmaybe-uninitialized.)
 template <int kHalf>
-ACTORREC_AVX512_DEDUP inline __m256i Half(__m512i v) {
+ACTORREC_AVX512 inline __m256i Half(__m512i v) {
   return _mm512_maskz_extracti64x4_epi64(0xFF, v, kHalf);
 }
 
@@ -166,7 +164,7 @@ ACTORREC_AVX512_DEDUP inline __m256i Half(__m512i v) {
 struct Cells {
   __m512i tag, row;
 };
-ACTORREC_AVX512_DEDUP inline Cells GatherCells(const uint64_t* cells, __m512i cell, __mmask16 lanes, __m512i empty) {
+ACTORREC_AVX512 inline Cells GatherCells(const uint64_t* cells, __m512i cell, __mmask16 lanes, __m512i empty) {
   const long long* at = reinterpret_cast<const long long*>(cells);
   const __m512i low = _mm512_mask_i32gather_epi64(empty, static_cast<__mmask8>(lanes), Half<0>(cell),
                                                   at, 8);
@@ -189,7 +187,7 @@ ACTORREC_AVX512_DEDUP inline Cells GatherCells(const uint64_t* cells, __m512i ce
 // skewed ids (tools/bench/oracle_bench). Cells of 8 bytes, row and tag
 // together, took it from 2.5–2.85 to 1.8–2.1 ns an id against separate
 // arrays of rows and tags (two lines per probe, 16-lane gathers of each).
-ACTORREC_AVX512_DEDUP size_t HashedAvx512(const HashSet& set, const data::RowId* values, size_t count,
+ACTORREC_AVX512 size_t HashedAvx512(const HashSet& set, const data::RowId* values, size_t count,
                                           data::RowId* rows, uint32_t* inverse) {
   const __m512i base = _mm512_set1_epi32(static_cast<int>(set.base));
   const __m512i base_plus_one = _mm512_set1_epi32(static_cast<int>(set.base + 1));
@@ -249,7 +247,7 @@ ACTORREC_AVX512_DEDUP size_t HashedAvx512(const HashSet& set, const data::RowId*
 // for rows that repeat within the 16, new rows numbered in lane order and
 // their tags scattered back. Rows index the gather as signed 32-bit
 // numbers, which direct tables (up to 2^16 rows) allow.
-ACTORREC_AVX512_DEDUP inline uint32_t DirectStep(uint32_t* tags, __m512i base, __m512i base_plus_one,
+ACTORREC_AVX512 inline uint32_t DirectStep(uint32_t* tags, __m512i base, __m512i base_plus_one,
                                                  const data::RowId* values, size_t p, uint32_t distinct,
                                                  data::RowId* rows, uint32_t* inverse) {
   const Lanes lanes = LoadLanes(values + p);
@@ -264,7 +262,7 @@ ACTORREC_AVX512_DEDUP inline uint32_t DirectStep(uint32_t* tags, __m512i base, _
 
 // The direct-array dedup 16 ids at a time, then the scalar loop for the
 // rest.
-ACTORREC_AVX512_DEDUP size_t DirectAvx512(uint32_t* tags, uint32_t base, const data::RowId* values, size_t count,
+ACTORREC_AVX512 size_t DirectAvx512(uint32_t* tags, uint32_t base, const data::RowId* values, size_t count,
                                           data::RowId* rows, uint32_t* inverse) {
   const __m512i base_vector = _mm512_set1_epi32(static_cast<int>(base));
   const __m512i base_plus_one = _mm512_set1_epi32(static_cast<int>(base + 1));
@@ -281,7 +279,7 @@ ACTORREC_AVX512_DEDUP size_t DirectAvx512(uint32_t* tags, uint32_t base, const d
 // its first ids, nearly all of them), the step is a lookup in the
 // registers, with no gather, no conflict detection and no scatter. A step
 // with a new row goes through DirectStep, and the registers are reloaded.
-ACTORREC_AVX512_DEDUP size_t DirectTinyAvx512(uint32_t* tags, uint32_t base, const data::RowId* values,
+ACTORREC_AVX512 size_t DirectTinyAvx512(uint32_t* tags, uint32_t base, const data::RowId* values,
                                               size_t count, data::RowId* rows, uint32_t* inverse) {
   const __m512i base_vector = _mm512_set1_epi32(static_cast<int>(base));
   const __m512i base_plus_one = _mm512_set1_epi32(static_cast<int>(base + 1));
@@ -407,7 +405,7 @@ size_t BatchRowsBuilder::DedupDirect(uint32_t t, const data::RowId* values, size
   if (direct.empty()) direct.assign(std::max(table_rows_[t], kTinyRows), 0);
   data::RowId* rows = distinct_rows_.data();
   uint32_t* inverse = out->inverse.data();
-#ifdef ACTORREC_HAVE_AVX512_DEDUP
+#ifdef ACTORREC_HAVE_AVX512
   if (vectorized_ && table_rows_[t] <= kTinyRows) return DirectTinyAvx512(direct.data(), base_, values, count, rows, inverse);
   if (vectorized_) return DirectAvx512(direct.data(), base_, values, count, rows, inverse);
 #endif
@@ -453,7 +451,7 @@ size_t BatchRowsBuilder::DedupHashed(const data::RowId* values, size_t count, Sl
   if (hash_cells_.size() < cells) hash_cells_.assign(cells, 0);
   const HashSet set{hash_cells_.data(), static_cast<uint32_t>(cells - 1),
                     static_cast<uint32_t>(32 - __builtin_ctzll(cells)), base_};
-#ifdef ACTORREC_HAVE_AVX512_DEDUP
+#ifdef ACTORREC_HAVE_AVX512
   // Gathers take signed 32-bit indices: a set of more than 2^31 cells (a
   // slice of over 2^28 ids) stays with the scalar loop.
   if (vectorized_ && cells <= (size_t{1} << 31)) {

@@ -4,7 +4,7 @@
 namespace actorrec::oracle {
 
 bool UseAvx512(Kernel kernel) {
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef ACTORREC_HAVE_AVX512
   static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
                           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
   return kernel == Kernel::kBest && has;

@@ -4,6 +4,15 @@
 // the speed does.
 #pragma once
 
+// ACTORREC_AVX512 marks a function compiled for the instruction sets that
+// UseAvx512 checks (F, CD, BW, VL), where this compiler can emit them; the
+// files with AVX-512 loops include <immintrin.h> under
+// ACTORREC_HAVE_AVX512.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define ACTORREC_HAVE_AVX512 1
+#define ACTORREC_AVX512 __attribute__((target("avx512f,avx512cd,avx512bw,avx512vl")))
+#endif
+
 namespace actorrec::oracle {
 
 enum class Kernel {

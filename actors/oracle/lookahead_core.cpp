@@ -5,9 +5,8 @@
 #include <algorithm>
 #include <string>
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef ACTORREC_HAVE_AVX512
 #include <immintrin.h>
-#define ACTORREC_HAVE_AVX512_PLAN 1
 #endif
 
 namespace actorrec::oracle {
@@ -79,6 +78,12 @@ enum : uint8_t {
   kHasNext = 8,       // a batch of b+1 … b+L uses the row (set when planned, from the links)
 };
 
+// A row is shared when two trainers touch it in this batch, when a later
+// batch in the window uses it, or when private rows are off; otherwise it
+// is private, used by its owner alone. Either way it is evicted after b
+// when no batch of b+1 … b+L uses it. (LoadMasks is the AVX-512 form.)
+inline bool IsShared(uint8_t flags, bool all_shared) { return ((flags & (kShared | kHasNext)) != 0) | all_shared; }
+
 // What the plan passes read of one table's entries [begin, end), and how
 // the options classify them.
 struct TableEntries {
@@ -129,7 +134,7 @@ void ClassifyPortable(const TableEntries& e, const OwnerLists& own, PassCounts* 
   for (uint32_t k = e.begin; k < e.end; ++k) {
     const uint8_t f = e.flags[k];
     const bool has_next = (f & kHasNext) != 0;
-    const bool is_shared = ((f & (kShared | kHasNext)) != 0) | e.all_shared;
+    const bool is_shared = IsShared(f, e.all_shared);
     const bool cached = (f & kCached) != 0;
     counts->shared += is_shared;
     counts->critical += is_shared & (e.all_critical | ((f & kNextAdjacent) != 0));
@@ -167,7 +172,7 @@ inline void EmitPortable(const TableEntries& e, const OwnerLists& own, SharedLis
   const uint32_t* writers = lists->writers;
   for (uint32_t k = e.begin; k < e.end; ++k) {
     const uint8_t f = e.flags[k];
-    const bool is_shared = ((f & (kShared | kHasNext)) != 0) | e.all_shared;
+    const bool is_shared = IsShared(f, e.all_shared);
     if (!is_shared) {  // about one row in six: the branch is cheaper than writing every list
       EmitPrivate(e, own, k);
       if (f & kCached) *ev++ = {e.table, e.rows[k], e.slots[k], e.owners[k]};
@@ -186,8 +191,7 @@ inline void EmitPortable(const TableEntries& e, const OwnerLists& own, SharedLis
   *lists = {p, c, d, ev, writers};
 }
 
-#ifdef ACTORREC_HAVE_AVX512_PLAN
-#define ACTORREC_AVX512_PLAN __attribute__((target("avx512f,avx512bw,avx512vl")))
+#ifdef ACTORREC_HAVE_AVX512
 
 // The AVX-512 passes take 16 entries at a time: their flags become masks,
 // counts are popcounts, and the lists are written with compressing stores.
@@ -203,7 +207,7 @@ struct Masks {
 // The first n lanes, n <= 16.
 inline __mmask16 FirstLanes(uint32_t n) { return static_cast<__mmask16>((1u << n) - 1); }
 
-ACTORREC_AVX512_PLAN inline Masks LoadMasks(const TableEntries& e, uint32_t k) {
+ACTORREC_AVX512 inline Masks LoadMasks(const TableEntries& e, uint32_t k) {
   Masks m;
   m.valid = FirstLanes(std::min(e.end - k, 16u));
   // maskz: the unmasked forms trip GCC 12's -Wmaybe-uninitialized.
@@ -224,7 +228,7 @@ inline int32_t OneOwner(const TableEntries& e, uint32_t k, uint32_t lanes) {
 }
 
 template <class Take>
-ACTORREC_AVX512_PLAN void ClassifyAvx512(const TableEntries& e, const OwnerLists& own, PassCounts* counts,
+ACTORREC_AVX512 void ClassifyAvx512(const TableEntries& e, const OwnerLists& own, PassCounts* counts,
                                          uint32_t* retired, uint32_t* n_retired, Take&& take) {
   uint32_t n = *n_retired;
   for (uint32_t k = e.begin; k < e.end; k += 16) {
@@ -260,7 +264,7 @@ ACTORREC_AVX512_PLAN void ClassifyAvx512(const TableEntries& e, const OwnerLists
 // of `table`, in lane order; returns the new end. Dword j of the 16
 // RowSlots (48 dwords, three vectors) is field j mod 3 (table, row, slot)
 // of RowSlot j / 3.
-ACTORREC_AVX512_PLAN inline RowSlot* AppendRowSlots(RowSlot* out, __m512i table, __m512i rows, __m512i slots,
+ACTORREC_AVX512 inline RowSlot* AppendRowSlots(RowSlot* out, __m512i table, __m512i rows, __m512i slots,
                                                     __mmask16 lanes) {
   static_assert(sizeof(RowSlot) == 12, "RowSlot is three dwords: table, row, slot");
   const uint32_t n = static_cast<uint32_t>(__builtin_popcount(lanes));
@@ -283,7 +287,7 @@ ACTORREC_AVX512_PLAN inline RowSlot* AppendRowSlots(RowSlot* out, __m512i table,
 
 // AppendRowSlots for Evictions (table, row, slot, writer: four dwords, so
 // four RowSlot-like vectors of four evictions each).
-ACTORREC_AVX512_PLAN inline Eviction* AppendEvictions(Eviction* out, __m512i table, __m512i rows, __m512i slots,
+ACTORREC_AVX512 inline Eviction* AppendEvictions(Eviction* out, __m512i table, __m512i rows, __m512i slots,
                                                       __m512i writers, __mmask16 lanes) {
   static_assert(sizeof(Eviction) == 16, "Eviction is four dwords: table, row, slot, writer");
   const uint32_t n = static_cast<uint32_t>(__builtin_popcount(lanes));
@@ -307,7 +311,7 @@ ACTORREC_AVX512_PLAN inline Eviction* AppendEvictions(Eviction* out, __m512i tab
   return out + n;
 }
 
-ACTORREC_AVX512_PLAN void EmitAvx512(const TableEntries& e, const OwnerLists& own, SharedLists* lists) {
+ACTORREC_AVX512 void EmitAvx512(const TableEntries& e, const OwnerLists& own, SharedLists* lists) {
   RowSlot *p = lists->prefetch, *c = lists->critical, *d = lists->delayed;
   Eviction* ev = lists->evictions;
   const uint32_t* writers = lists->writers;
@@ -361,7 +365,7 @@ ACTORREC_AVX512_PLAN void EmitAvx512(const TableEntries& e, const OwnerLists& ow
 }
 
 // unique_slots[u] = slots[entry_of[u]], 16 at a time.
-ACTORREC_AVX512_PLAN void GatherSlotsAvx512(const uint32_t* slots, const uint32_t* entry_of, size_t n,
+ACTORREC_AVX512 void GatherSlotsAvx512(const uint32_t* slots, const uint32_t* entry_of, size_t n,
                                             uint32_t* out) {
   size_t u = 0;
   for (; u + 16 <= n; u += 16) {
@@ -377,18 +381,18 @@ ACTORREC_AVX512_PLAN void GatherSlotsAvx512(const uint32_t* slots, const uint32_
 
 // The plan passes with the kernel the core was built with (`vectorized`:
 // the AVX-512 loops, which this build has when it defines
-// ACTORREC_HAVE_AVX512_PLAN).
+// ACTORREC_HAVE_AVX512).
 template <class Take>
 void Classify([[maybe_unused]] bool vectorized, const TableEntries& e, const OwnerLists& own, PassCounts* counts,
               uint32_t* retired, uint32_t* n_retired, Take&& take) {
-#ifdef ACTORREC_HAVE_AVX512_PLAN
+#ifdef ACTORREC_HAVE_AVX512
   if (vectorized) return ClassifyAvx512(e, own, counts, retired, n_retired, take);
 #endif
   ClassifyPortable(e, own, counts, retired, n_retired, take);
 }
 
 void Emit([[maybe_unused]] bool vectorized, const TableEntries& e, const OwnerLists& own, SharedLists* lists) {
-#ifdef ACTORREC_HAVE_AVX512_PLAN
+#ifdef ACTORREC_HAVE_AVX512
   if (vectorized) return EmitAvx512(e, own, lists);
 #endif
   EmitPortable(e, own, lists);
@@ -397,7 +401,7 @@ void Emit([[maybe_unused]] bool vectorized, const TableEntries& e, const OwnerLi
 // out[u] = slots[entry_of[u]] for u < n.
 void GatherSlots([[maybe_unused]] bool vectorized, const uint32_t* slots, const uint32_t* entry_of, size_t n,
                  uint32_t* out) {
-#ifdef ACTORREC_HAVE_AVX512_PLAN
+#ifdef ACTORREC_HAVE_AVX512
   if (vectorized) return GatherSlotsAvx512(slots, entry_of, n, out);
 #endif
   for (size_t u = 0; u < n; ++u) out[u] = slots[entry_of[u]];

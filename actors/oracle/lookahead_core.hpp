@@ -114,12 +114,6 @@ class LookaheadCore {
   std::optional<int64_t> CachedUntil(uint32_t table, data::RowId row) const;
 
  private:
-  // Each entry's flags (lookahead_core.cpp): two from push (shared by
-  // trainers in the batch, cached), two from the links when planned (used
-  // again within L, used by b + 1). A row is private when it is neither
-  // shared nor used again (and private rows are on), evicted after b when
-  // not used again.
-
   // Per-row state, direct-indexed by table_base_[t] + row: what Push needs
   // to find the row's previous use. Only Push reads it: the plan pass learns
   // whether a row is used again and its slot from links (below), so each
@@ -174,7 +168,7 @@ class LookaheadCore {
   struct Record {
     std::vector<data::RowId> rows;                 // per entry: its row
     std::vector<uint16_t> owners;                  // first trainer to touch it: the only one when private
-    std::vector<uint8_t> flags;                    // per entry: its flags
+    std::vector<uint8_t> flags;                    // per entry: two from push, two when planned (.cpp)
     std::vector<uint32_t> table_begin, table_end;  // per table: its entries
     std::vector<uint32_t> entry_of;                // per slice row: its entry
     std::vector<uint32_t> slice_begin;             // per (w, t): start in entry_of
