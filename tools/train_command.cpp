@@ -20,23 +20,11 @@
 #include "actors/common/exit_codes.hpp"
 #include "actors/trainer/lockstep_run.hpp"
 #include "actors/trainer/pipeline_run.hpp"
+#include "base/byte_units.hpp"
 #include "base/digest.hpp"
 
 namespace actorrec {
 namespace {
-
-// "12.3 MB": decimal units, as data convert reports its sizes.
-std::string Bytes(double bytes) {
-  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
-  size_t u = 0;
-  while (bytes >= 1000 && u + 1 < std::size(units)) {
-    bytes /= 1000;
-    ++u;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-  return text;
-}
 
 using Clock = std::chrono::steady_clock;
 
@@ -403,9 +391,9 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
       << std::setprecision(0) << totals.fetched / b << " fetched, " << totals.written / b << " written back, "
       << totals.critical / b << " critical sync, " << totals.delayed / b << " delayed sync, "
       << totals.private_rows / b << " private (" << run.row_bytes() << " bytes a row)\n"
-      << "  bytes per batch: " << Bytes(totals.fetched * run.row_bytes() / b) << " fetched, "
-      << Bytes(totals.written * run.row_bytes() / b) << " written back, "
-      << Bytes((totals.critical + totals.delayed) * run.row_bytes() / b) << " synced (sparse rows)\n";
+      << "  bytes per batch: " << DecimalBytes(totals.fetched * run.row_bytes() / b) << " fetched, "
+      << DecimalBytes(totals.written * run.row_bytes() / b) << " written back, "
+      << DecimalBytes((totals.critical + totals.delayed) * run.row_bytes() / b) << " synced (sparse rows)\n";
   uint64_t shard_rows = 0, shard_bytes = 0;
   if (auto usage = run.ShardUsages(); usage.ok()) {
     for (const trainer::ShardUsage& u : *usage) {
@@ -413,7 +401,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
       shard_bytes += u.bytes;
     }
     out << "  embedding shards: " << shard_rows << " rows resident in " << usage->size() << " shard(s), "
-        << Bytes(static_cast<double>(shard_bytes)) << " (rows are created when training first touches them)\n";
+        << DecimalBytes(static_cast<double>(shard_bytes)) << " (rows are created when training first touches them)\n";
   } else {
     err << "actorrec train: " << usage.status().message() << "\n";
   }
