@@ -25,6 +25,13 @@ constexpr std::array<uint8_t, 256> MakeHexTable() {
 }
 constexpr std::array<uint8_t, 256> kHex = MakeHexTable();
 
+// `s` without the one '+' a number may start with. from_chars takes a '-'
+// but no '+', so without this "+-2" would read as -2.
+std::string_view WithoutPlus(std::string_view s) {
+  if (s.size() > 1 && s.front() == '+' && s[1] != '-') s.remove_prefix(1);
+  return s;
+}
+
 }  // namespace
 
 void SplitFields(std::string_view line, std::string_view sep, size_t max_fields,
@@ -106,14 +113,14 @@ long FindOverlongField(const std::vector<std::string_view>& fields) {
 }
 
 bool ParseInt64(std::string_view s, int64_t* out) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  s = WithoutPlus(s);
   if (s.empty()) return false;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
 bool ParseDouble(std::string_view s, double* out) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  s = WithoutPlus(s);
   if (s.empty()) return false;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   // "nan" and "inf" parse, but no dense feature means them: treat as bad.
