@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/printable.hpp"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -88,7 +90,7 @@ std::string_view TrimSpaces(std::string_view s) {
 std::string Quoted(std::string_view s) {
   constexpr size_t kShown = 64;
   std::string out = "'";
-  out.append(s.substr(0, kShown));
+  out.append(Printable(s.substr(0, kShown), '\''));
   if (s.size() > kShown) out.append("...");
   out.push_back('\'');
   return out;

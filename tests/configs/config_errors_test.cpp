@@ -243,3 +243,17 @@ TEST_CASE("cache_rows beyond 32-bit slot numbers and table_rows beyond 32-bit ro
   REQUIRE_THAT(LoadError(path), Contains(At(path, text, "table_rows") + "dataset.table_rows[0]: expected an integer "
                                                                         "in [1, 4294967295]; got 4294967296"));
 }
+
+TEST_CASE("a NUL or an escape in a key or a value is shown escaped, never raw", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "batch_size = 512",
+                             "batch_size = 512\nmode = \"lrp\\u0000\\u001b[2J\"\n\"epo\\u0000chs\" = 2");
+  std::string path = dir.Write("bad.toml", text);
+  const std::string error = LoadError(path);
+  REQUIRE_THAT(error, Contains(At(path, text, "mode =") + "training.mode: expected one of lrpp_delayed, lrpp, "
+                                                          "replicated, no_cache, static_hot, ideal; got "
+                                                          "\"lrp\\x00\\x1b[2J\""));
+  REQUIRE_THAT(error, Contains(At(path, text, "\"epo") + "training.epo\\x00chs: unknown key"));
+  REQUIRE(error.find('\0') == std::string::npos);
+  REQUIRE(error.find('\x1b') == std::string::npos);
+}

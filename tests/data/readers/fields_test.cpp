@@ -97,6 +97,8 @@ TEST_CASE("TrimSpaces, Quoted and FindOverlongField shape messages and limits", 
   CHECK(TrimSpaces(" \t x y \t") == "x y");
   CHECK(Quoted("ab") == "'ab'");
   CHECK(Quoted(std::string(100, 'x')) == "'" + std::string(64, 'x') + "...'");
+  // A field's raw bytes never reach a message: NUL, escape, a Latin-1 byte.
+  CHECK(Quoted(std::string("a\0b\x1b[2J\xe9'", 9)) == "'a\\x00b\\x1b[2J\\xe9\\''");
   const std::string big(kMaxFieldBytes + 1, 'x');
   CHECK(FindOverlongField({"a", "b"}) == -1);
   CHECK(FindOverlongField({"a", big}) == 1);
