@@ -10,6 +10,7 @@
 
 #include "base/digest.hpp"
 #include "base/status.hpp"
+#include "configs/memory_check.hpp"
 #include "configs/names.hpp"
 #include "configs/sections.hpp"
 #include "configs/toml_reader.hpp"
@@ -96,7 +97,8 @@ void CheckBatchSplit(const Config& config, TableReader& training) {
                                   (training.Has("batch_size") ? "" : " (the default)") + "; " + fix);
 }
 
-Config Parse(std::string_view text, const std::string& name, const std::filesystem::path& base_dir) {
+Config Parse(std::string_view text, const std::string& name, const std::filesystem::path& base_dir,
+             const MemoryBudget& memory) {
   ProblemList problems(name);
   toml::table root;
   try {
@@ -140,6 +142,8 @@ Config Parse(std::string_view text, const std::string& name, const std::filesyst
         config.run.output_dir + "/" + std::filesystem::path(config.dataset.path).filename().string() + ".mapping";
   }
   if (trainers_known) CheckBatchSplit(config, training);
+  // Sizes against memory only once they are valid and consistent.
+  if (problems.empty()) CheckMemory(config, {&model, &dataset, &training}, memory);
 
   if (!problems.empty()) throw ConfigError(problems.Sorted());
   return config;
@@ -156,17 +160,21 @@ Config LoadConfig(const std::string& path) {
   if (!ReadFileText(path, &text, &error)) {
     throw ConfigError({Problem{path, 0, "", "cannot read the file: " + error}});
   }
-  return Parse(text, path, DirectoryOf(path));
+  return Parse(text, path, DirectoryOf(path), MachineMemory());
 }
 
 Config ParseConfig(std::string_view toml_text, const std::string& path) {
-  return Parse(toml_text, path, DirectoryOf(path));
+  return Parse(toml_text, path, DirectoryOf(path), MachineMemory());
+}
+
+Config ParseConfig(std::string_view toml_text, const std::string& path, const MemoryBudget& memory) {
+  return Parse(toml_text, path, DirectoryOf(path), memory);
 }
 
 Config LoadEmbeddedLocal() {
   // The embedded file has no directory: its paths resolve against the
   // working directory.
-  return Parse(EmbeddedLocalToml(), kEmbeddedName, {});
+  return Parse(EmbeddedLocalToml(), kEmbeddedName, {}, MachineMemory());
 }
 
 }  // namespace actorrec::config

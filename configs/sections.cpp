@@ -16,6 +16,12 @@ namespace {
 constexpr int64_t kMaxInt = INT_MAX;
 // Layer widths beyond this are a typo, not a model (and would overflow GEMM sizes).
 constexpr int64_t kMaxLayerWidth = 65536;
+// Row ids are 32-bit (data::RowId), so no table has more rows.
+constexpr int64_t kMaxTableRows = UINT32_MAX;
+// Cache slots are numbered in 32 bits, and static_hot takes twice
+// training.cache_rows of them. What fits in memory is checked apart
+// (memory_check.hpp).
+constexpr int64_t kMaxCacheRows = INT32_MAX;
 
 // Sets *out from an optional reading, keeping the default when absent or invalid.
 template <class T, class U>
@@ -277,11 +283,11 @@ void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetC
     Assign(t.Real("row_scale", kUnitOpenLeft), &ds->row_scale);
     const bool custom = ds->preset == "custom";
     if (!known || (t.Has("preset") && !preset)) {
-      t.IntArray("table_rows", 1, TableReader::kNoMax, 4096);  // types only
+      t.IntArray("table_rows", 1, kMaxTableRows, 4096);  // types only
     } else if (custom) {
       if (t.Require("table_rows", "required for preset = \"custom\" (one row count per table, "
                                   "e.g. table_rows = [1000, 2000])")) {
-        if (auto rows = t.IntArray("table_rows", 1, TableReader::kNoMax, 4096)) {
+        if (auto rows = t.IntArray("table_rows", 1, kMaxTableRows, 4096)) {
           ds->table_rows.assign(rows->begin(), rows->end());
         }
       }
@@ -297,7 +303,7 @@ void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetC
     if (ds->source == "dlrm_binary" || ds->source == "torchrec_npy") {
       if (t.Require("table_rows", "required for source = " + Quote(ds->source) +
                                       ": the cardinality of every table, e.g. the 26 of Criteo")) {
-        if (auto rows = t.IntArray("table_rows", 1, UINT32_MAX, 4096)) ds->table_rows.assign(rows->begin(), rows->end());
+        if (auto rows = t.IntArray("table_rows", 1, kMaxTableRows, 4096)) ds->table_rows.assign(rows->begin(), rows->end());
       }
     } else {
       t.NotApplicable("table_rows", why);
@@ -357,7 +363,7 @@ void ReadTraining(TableReader& t, TrainingConfig* tr) {
   Assign(t.Int("max_batches", 0), &tr->max_batches);
   // Beyond 100000 batches the oracle's window alone would not fit in memory.
   Assign(t.Int("lookahead", 0, 100000), &tr->lookahead);
-  Assign(t.Int("cache_rows", 1), &tr->cache_rows);
+  Assign(t.Int("cache_rows", 1, kMaxCacheRows), &tr->cache_rows);
   Assign(t.Int("eval_every", 0), &tr->eval_every);
   if (auto backend = t.Choice("backend", kBackends)) tr->backend = kBackends[*backend];
   Assign(t.String("metrics_file"), &tr->metrics_file);

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "base/printable.hpp"
+
 namespace actorrec::config {
 
 namespace {
@@ -85,22 +87,7 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 
 // ---------------------------------------------------------------- helpers
 
-std::string Quote(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", static_cast<unsigned>(c));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
+std::string Quote(std::string_view text) { return "\"" + Printable(text, '"') + "\""; }
 
 std::string JoinNames(std::span<const std::string_view> names) {
   std::string out;
@@ -451,7 +438,8 @@ void TableReader::Finish(std::span<const std::string_view> known) {
     }
     int line = static_cast<int>(key.source().begin.line);
     if (line == 0) line = LineOfNode(node);
-    problems_->Add(line, KeyPath(key.str()), std::move(message));
+    // A quoted TOML key can hold any character ("\u0000").
+    problems_->Add(line, KeyPath(Printable(key.str())), std::move(message));
   }
 }
 

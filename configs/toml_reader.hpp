@@ -123,7 +123,8 @@ class TableReader {
   std::set<std::string, std::less<>> used_;
 };
 
-// `text` in double quotes, with quotes, backslashes and control characters escaped.
+// `text` in double quotes, with quotes and backslashes escaped and bytes that
+// are not printable as \xNN (base/printable.hpp).
 std::string Quote(std::string_view text);
 // "a, b, c".
 std::string JoinNames(std::span<const std::string_view> names);

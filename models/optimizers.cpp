@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "configs/row_state.hpp"
+
 namespace actorrec::models {
 
 OptimizerSettings DenseSettingsOf(const config::OptimizerConfig& c) {
@@ -88,14 +90,7 @@ void DenseOptimizer::Step(std::span<float> p, std::span<const float> g) {
 }
 
 RowOptimizer::RowOptimizer(config::SparseOptimizer kind, OptimizerSettings settings, uint32_t width)
-    : kind_(kind), s_(settings), width_(width) {
-  switch (kind_) {
-    case config::SparseOptimizer::kSgd: state_floats_ = 0; break;
-    case config::SparseOptimizer::kAdagrad: state_floats_ = width; break;
-    case config::SparseOptimizer::kRowwiseAdagrad: state_floats_ = 1; break;
-    case config::SparseOptimizer::kAdam: state_floats_ = 2 * width + 1; break;
-  }
-}
+    : kind_(kind), s_(settings), width_(width), state_floats_(config::RowStateFloats(kind, width)) {}
 
 void RowOptimizer::InitState(float* state) const {
   switch (kind_) {

@@ -5,7 +5,9 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
+#include <functional>
 #include <iostream>
+#include <new>
 #include <string>
 
 #include "actors/common/exit_codes.hpp"
@@ -28,7 +30,8 @@ using namespace actorrec;
 constexpr const char* kExitCodes =
     "Exit codes: 0 done; 1 error (see the log); 2 bad command line or config; 3 a cluster member was lost;\n"
     "4 refused by the coordinator (secret, config or build differ); 5 members missing after\n"
-    "cluster.join_timeout_ms; 6 the subcommand is not built yet.";
+    "cluster.join_timeout_ms; 6 the subcommand is not built yet; 7 out of memory (a size in the config or data\n"
+    "needs more memory than the process could get).";
 
 // Loads --config, or the embedded default when none is given. Prints every
 // problem of an invalid file and returns false.
@@ -97,6 +100,26 @@ int Node(const std::string& config_path, const std::string& member_flag, const s
   };
   work.gemm_kernels = gpu::MakeCpuBackend()->name();
   return RunMember(cfg, *member, work);
+}
+
+// Runs a command's work so that nothing it throws ends the process with an
+// abort: memory running out (a config or data size the machine cannot hold,
+// beyond what the config checks could foresee) is kExitNoMemory with the keys
+// to lower, anything else kExitFailure with its message.
+int Guarded(const char* command, const std::function<int()>& work) {
+  try {
+    return work();
+  } catch (const std::bad_alloc&) {
+    std::cerr << "\nactorrec " << command
+              << ": out of memory: the run needed more memory than this process could get (std::bad_alloc). Lower "
+                 "the sizes that take memory in proportion (training.cache_rows, training.batch_size, "
+                 "training.lookahead, the model's embedding_dim and MLP widths, trainers per member), or raise the "
+                 "process's memory limit. Nothing was saved.\n";
+    return kExitNoMemory;
+  } catch (const std::exception& e) {
+    std::cerr << "\nactorrec " << command << ": internal error: " << e.what() << "\n";
+    return kExitFailure;
+  }
 }
 
 int NotBuilt(const std::string& subcommand, const std::string& what) {
@@ -185,7 +208,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
-  if (train->parsed()) return Train(config_path, log_level, train_options);
+  if (train->parsed()) return Guarded("train", [&] { return Train(config_path, log_level, train_options); });
   if (node->parsed()) {
     // RunMember leaves its actor system running (runtime.hpp): end here,
     // without the static destructors its threads could still touch.
@@ -197,10 +220,10 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("data")) {
     if (!InitLogging("data", log_level.empty() ? "info" : log_level)) return kExitUsage;
-    return run_data();
+    return Guarded("data", run_data);
   }
-  if (app.got_subcommand("plan")) return run_plan();
-  if (app.got_subcommand("predict")) return run_predict();
+  if (app.got_subcommand("plan")) return Guarded("plan", run_plan);
+  if (app.got_subcommand("predict")) return Guarded("predict", run_predict);
   for (size_t i = 0; i < pending_apps.size(); ++i) {
     if (pending_apps[i]->parsed()) return NotBuilt(pending[i].name, pending[i].what);
   }

@@ -20,25 +20,48 @@
 #include "actors/common/exit_codes.hpp"
 #include "actors/trainer/lockstep_run.hpp"
 #include "actors/trainer/pipeline_run.hpp"
+#include "base/byte_units.hpp"
 #include "base/digest.hpp"
 
 namespace actorrec {
 namespace {
 
-// "12.3 MB": decimal units, as data convert reports its sizes.
-std::string Bytes(double bytes) {
-  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
-  size_t u = 0;
-  while (bytes >= 1000 && u + 1 < std::size(units)) {
-    bytes /= 1000;
-    ++u;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-  return text;
-}
-
 using Clock = std::chrono::steady_clock;
+
+// metrics.jsonl, opened (and emptied) at its first line: a run that fails
+// before it trained a batch leaves the previous run's file as it was.
+class MetricsFile {
+ public:
+  explicit MetricsFile(std::string path) : path_(std::move(path)) {}
+  // Whether the file can be written, found without changing it (an existing
+  // file is opened for appending, a new one created and removed again); on
+  // failure *error says why.
+  bool Writable(std::string* error) const {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ec);
+    const bool existed = std::filesystem::exists(path_, ec);
+    std::ofstream probe(path_, std::ios::app);
+    if (!probe) {
+      *error = std::strerror(errno);
+      return false;
+    }
+    probe.close();
+    if (!existed) std::filesystem::remove(path_, ec);
+    return true;
+  }
+  std::ostream& Line() {
+    if (!file_.is_open()) {
+      file_.open(path_, std::ios::trunc);
+      file_ << std::setprecision(9);
+    }
+    return file_;
+  }
+  bool opened() const { return file_.is_open(); }
+
+ private:
+  std::string path_;
+  std::ofstream file_;
+};
 
 std::atomic<int> g_stop_signal{0};
 extern "C" void OnStopSignal(int sig) {
@@ -255,15 +278,12 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
 
   const std::string dir = cfg.run.output_dir.empty() ? "runs/" + cfg.run.name : cfg.run.output_dir;
   const std::string metrics_path = cfg.training.metrics_file.empty() ? dir + "/metrics.jsonl" : cfg.training.metrics_file;
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(metrics_path).parent_path(), ec);
-  std::ofstream metrics(metrics_path, std::ios::trunc);
-  if (!metrics) {
+  MetricsFile metrics(metrics_path);
+  if (std::string why; !metrics.Writable(&why)) {
     err << "actorrec train: cannot write the metrics file " << metrics_path
-        << " (training.metrics_file or run.output_dir): " << std::strerror(errno) << "\n";
+        << " (training.metrics_file or run.output_dir): " << why << "\n";
     return kExitUsage;
   }
-  metrics << std::setprecision(9);
 
   const uint64_t first = run.first_batch();
   const uint64_t whole = PlannedBatches(cfg);
@@ -311,7 +331,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
           << eval->bayes_auc - eval->auc << std::defaultfloat;
     }
     out << "\n";
-    metrics << EvalJson(first + totals.batches, *eval) << "\n";
+    metrics.Line() << EvalJson(first + totals.batches, *eval) << "\n";
     return true;
   };
 
@@ -319,7 +339,9 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
     auto more = run.Step(&step);
     if (!more.ok()) {
       err << (tty ? "\n" : "") << "actorrec train: " << more.status().message() << "\n";
-      code = kExitFailure;
+      // InvalidArgument is the input's fault (the cache too small for the
+      // data, a bad record): exit as `actorrec plan` does for it.
+      code = more.status().code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure;
       break;
     }
     if (!*more) break;
@@ -327,7 +349,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
     totals.Add(step);
     window_loss += step.loss_sum;
     window_samples += step.samples;
-    metrics << "{\"event\":\"batch\",\"epoch\":" << step.epoch << ",\"batch\":" << step.batch
+    metrics.Line() << "{\"event\":\"batch\",\"epoch\":" << step.epoch << ",\"batch\":" << step.batch
             << ",\"samples\":" << step.samples << ",\"loss\":" << step.loss_sum / std::max<uint64_t>(1, step.samples)
             << ",\"unique_rows\":" << step.unique_rows << ",\"missed_rows\":" << step.missed_rows
             << ",\"fetched_rows\":" << step.fetched_rows << ",\"written_rows\":" << step.written_rows
@@ -378,6 +400,12 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   if (interrupted) out << "stopped by signal " << g_stop_signal << " after batch " << totals.batches << "\n";
+  if (code != kExitOk && totals.batches == 0) {
+    // A failed start: nothing trained, so no summary of zeros, and a
+    // previous run's metrics stay as they were.
+    if (options.before_teardown) options.before_teardown(code, 0);
+    return code;
+  }
 
   if (code == kExitOk && !interrupted) {
     if (Status st = run.Finish(); !st.ok()) {
@@ -403,9 +431,9 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
       << std::setprecision(0) << totals.fetched / b << " fetched, " << totals.written / b << " written back, "
       << totals.critical / b << " critical sync, " << totals.delayed / b << " delayed sync, "
       << totals.private_rows / b << " private (" << run.row_bytes() << " bytes a row)\n"
-      << "  bytes per batch: " << Bytes(totals.fetched * run.row_bytes() / b) << " fetched, "
-      << Bytes(totals.written * run.row_bytes() / b) << " written back, "
-      << Bytes((totals.critical + totals.delayed) * run.row_bytes() / b) << " synced (sparse rows)\n";
+      << "  bytes per batch: " << DecimalBytes(totals.fetched * run.row_bytes() / b) << " fetched, "
+      << DecimalBytes(totals.written * run.row_bytes() / b) << " written back, "
+      << DecimalBytes((totals.critical + totals.delayed) * run.row_bytes() / b) << " synced (sparse rows)\n";
   uint64_t shard_rows = 0, shard_bytes = 0;
   if (auto usage = run.ShardUsages(); usage.ok()) {
     for (const trainer::ShardUsage& u : *usage) {
@@ -413,7 +441,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
       shard_bytes += u.bytes;
     }
     out << "  embedding shards: " << shard_rows << " rows resident in " << usage->size() << " shard(s), "
-        << Bytes(static_cast<double>(shard_bytes)) << " (rows are created when training first touches them)\n";
+        << DecimalBytes(static_cast<double>(shard_bytes)) << " (rows are created when training first touches them)\n";
   } else {
     err << "actorrec train: " << usage.status().message() << "\n";
   }
@@ -432,8 +460,11 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
     auto d = run.ParameterDigest();
     if (d.ok()) digest = *d;
   }
-  if (!oracle_json.empty()) metrics << "{\"event\":\"oracle\",\"stats\":" << oracle_json << "}\n";
-  metrics << "{\"event\":\"summary\",\"batches\":" << totals.batches << ",\"samples\":" << totals.samples
+  // The file gets the summary once the run trained a batch or ended
+  // normally: a run stopped before its first batch has nothing to add.
+  std::ostringstream ending;
+  if (!oracle_json.empty()) ending << "{\"event\":\"oracle\",\"stats\":" << oracle_json << "}\n";
+  ending << std::setprecision(9) << "{\"event\":\"summary\",\"batches\":" << totals.batches << ",\"samples\":" << totals.samples
           << ",\"seconds\":" << train_s << ",\"samples_per_s\":" << totals.samples / std::max(train_s, 1e-9)
           << ",\"ms_per_batch\":" << PhaseJson(totals, per_batch)
           << ",\"shard_rows\":" << shard_rows << ",\"shard_bytes\":" << shard_bytes
@@ -441,6 +472,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
           << ",\"written_bytes_per_batch\":" << totals.written * run.row_bytes() / b
           << ",\"synced_bytes_per_batch\":" << (totals.critical + totals.delayed) * run.row_bytes() / b
           << ",\"parameter_digest\":\"" << Hex64(digest) << "\"}\n";
+  if (metrics.opened() || (code == kExitOk && !interrupted)) metrics.Line() << ending.str();
   spdlog::info("train finished in {:.1f} s", std::chrono::duration<double>(Clock::now() - started).count());
   const int exit_code = interrupted ? 128 + g_stop_signal.load() : code;
   if (options.before_teardown) options.before_teardown(exit_code, interrupted ? g_stop_signal.load() : 0);

@@ -41,6 +41,14 @@ void Fail(Self self, const std::string& what) {
   self->send(self->state.args.driver, error_atom::value, "oracle: " + what);
 }
 
+// The planner's failures are all about capacity (the batches' shapes and row
+// ids were checked before it saw them): training.cache_rows is too small.
+void FailCapacity(Self self, const Status& s) {
+  self->state.failed = true;
+  self->send(self->state.args.driver, error_atom::value, config_atom::value,
+             "oracle: training.cache_rows: " + s.message());
+}
+
 void SendPlan(Self self, const data::Batch& batch) {
   auto& st = self->state;
   const uint32_t W = st.args.options.trainers;
@@ -72,7 +80,7 @@ void Pump(Self self) {
   while (st.planner->Ready()) {
     const int64_t b = static_cast<int64_t>(st.planner->next_batch());
     if (b > st.args.hold || b >= slowest + st.args.plans_ahead) break;
-    if (Status s = st.planner->PlanNext(&st.plan); !s.ok()) return Fail(self, "training.cache_rows: " + s.message());
+    if (Status s = st.planner->PlanNext(&st.plan); !s.ok()) return FailCapacity(self, s);
     st.stats.Add(st.plan);
     if (!st.reported) {
       st.reported = true;
@@ -101,7 +109,7 @@ void OnBatch(Self self, const wire::Frame<wire::Batch>& frame) {
     return Fail(self, s.ToString());
   }
   if (!st.planner->CanPush()) return Fail(self, "a batch arrived that was not asked for");
-  if (Status s = st.planner->Push(std::move(rows)); !s.ok()) return Fail(self, "training.cache_rows: " + s.message());
+  if (Status s = st.planner->Push(std::move(rows)); !s.ok()) return FailCapacity(self, s);
   st.pending.push_back(std::move(batch));
   Pump(self);
 }
@@ -109,7 +117,7 @@ void OnBatch(Self self, const wire::Frame<wire::Batch>& frame) {
 void OnEnd(Self self) {
   auto& st = self->state;
   st.data_ended = true;
-  if (Status s = st.planner->Finish(); !s.ok()) return Fail(self, "training.cache_rows: " + s.message());
+  if (Status s = st.planner->Finish(); !s.ok()) return FailCapacity(self, s);
   Pump(self);
 }
 

@@ -16,6 +16,8 @@
 //   Frame<TrainerPlan>                                               -> partition[w]
 //   (end_atom, uint64_t batches)   -> driver, once every batch is planned
 //   (error_atom, text)             -> driver, when planning or the data fail
+//   (error_atom, config_atom, text) -> driver instead, when the cache is too
+//                                   small for the data: a config error
 //
 // Pacing: plan b is sent when b <= hold and every trainer has settled
 // b − plans_ahead: the partitions fetch b's rows while b − plans_ahead + 1 …
@@ -23,6 +25,7 @@
 #pragma once
 
 #include <caf/actor.hpp>
+#include <caf/atom.hpp>
 
 #include <optional>
 #include <vector>
@@ -31,6 +34,10 @@
 #include "actors/oracle/planner_options.hpp"
 
 namespace actorrec::oracle {
+
+// Marks a failure that a config key caused (training.cache_rows), which the
+// driver reports as a config error.
+using config_atom = caf::atom_constant<caf::atom("arconfig")>;
 
 struct OracleActorArgs {
   PlannerOptions options;  // trainers, table_rows, partitions, lookahead, private_rows, first_batch

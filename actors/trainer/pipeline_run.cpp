@@ -14,6 +14,7 @@
 #include "actors/common/atoms.hpp"
 #include "actors/embedding/shard_store.hpp"
 #include "actors/node/runtime.hpp"
+#include "actors/oracle/oracle_actor.hpp"
 #include "actors/trainer/checkpoint.hpp"
 #include "actors/trainer/rendezvous.hpp"
 #include "gpu/gloo_collective.hpp"
@@ -304,6 +305,11 @@ Status PipelineRun::ReceiveOne(const std::string& waiting_for) {
       [&](error_atom, const std::string& what) {
         if (error_.empty()) error_ = what;
       },
+      [&](error_atom, oracle::config_atom, const std::string& what) {
+        if (!error_.empty()) return;
+        error_ = what;
+        config_error_ = true;
+      },
       [&](end_atom, uint64_t batches) { end_ = static_cast<int64_t>(batches); },
       [&](report_atom, const std::string& report) { lookahead_report_ = report; },
       [&](const caf::down_msg& down) {
@@ -314,7 +320,7 @@ Status PipelineRun::ReceiveOne(const std::string& waiting_for) {
                  std::to_string(next_report_ - 1) + "; " + Progress();
       },
       caf::after(std::chrono::milliseconds(static_cast<int64_t>(options_.stall_seconds * 1000))) >> [&] { stalled = true; });
-  if (!error_.empty()) return Status::Unavailable(error_);
+  if (!error_.empty()) return Failure();
   if (stalled) {
     return Status::Unavailable("the training pipeline reported nothing for " +
                                std::to_string(static_cast<int>(options_.stall_seconds)) + " s while waiting for " +
@@ -323,8 +329,12 @@ Status PipelineRun::ReceiveOne(const std::string& waiting_for) {
   return Status::Ok();
 }
 
+Status PipelineRun::Failure() const {
+  return config_error_ ? Status::InvalidArgument(error_) : Status::Unavailable(error_);
+}
+
 Result<bool> PipelineRun::Step(StepReport* report) {
-  if (!error_.empty()) return Status::Unavailable(error_);
+  if (!error_.empty()) return Failure();
   if (next_report_ > hold_) {  // the caller goes past a pause point
     hold_ += static_cast<int64_t>(options_.pause_every);
     (*driver_)->send(oracle_, hold_atom::value, hold_);
@@ -357,7 +367,7 @@ Status PipelineRun::WaitAcked(int64_t batch) {
 
 Status PipelineRun::Finish() {
   if (finished_) return Status::Ok();
-  if (!error_.empty()) return Status::Unavailable(error_);
+  if (!error_.empty()) return Failure();
   if (end_ < 0 || next_report_ < end_) {
     return Status::InvalidArgument("Finish() before the last batch: " + Progress());
   }

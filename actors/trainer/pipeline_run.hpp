@@ -92,7 +92,8 @@ class PipelineRun {
   Status InjectActorFailure(const std::string& name);
 
   // The next global batch, once every trainer has settled it. Ok(false)
-  // after the last one.
+  // after the last one. InvalidArgument when a config key stopped the run
+  // (the cache too small for the data), as the lockstep driver reports it.
   Result<bool> Step(StepReport* report);
   // Waits until every write-back of every batch is acknowledged: the shards
   // then hold every row's latest value. Call after Step() returned false.
@@ -144,6 +145,8 @@ class PipelineRun {
   // True at a pause point (or after Finish): nothing is in flight.
   Status CheckQuiet(const char* what) const;
   std::string Progress() const;
+  // The run's failure, error_, as a Status.
+  Status Failure() const;
   // Starts the driver (publish_driver makes it findable), hosts `hosted`,
   // finds every actor of the run and starts it.
   Status Launch(const config::Config& cfg, const RunPosition& start, std::vector<PlannedActor> hosted,
@@ -187,6 +190,7 @@ class PipelineRun {
   std::map<int64_t, Pending> pending_;
   std::map<int64_t, std::vector<double>> losses_;  // per batch, per trainer
   std::string error_;
+  bool config_error_ = false;  // error_ came from a config key: InvalidArgument, not Unavailable
   bool finished_ = false;
   std::string lookahead_report_;
   std::chrono::steady_clock::time_point started_at_{};

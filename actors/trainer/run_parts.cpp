@@ -7,7 +7,10 @@
 #include "actors/oracle/batch_rows.hpp"
 #include "actors/sampler/dataset_source.hpp"
 #include "data/gen/synthetic_generator.hpp"
+#include "base/byte_units.hpp"
 #include "base/digest.hpp"
+#include "configs/memory_check.hpp"
+#include "configs/row_state.hpp"
 #include "gpu/cpu_backend.hpp"
 #include "models/init.hpp"
 #include "models/metrics.hpp"
@@ -230,6 +233,19 @@ Result<oracle::DirectOptions> DirectOptionsOf(const config::Config& cfg, std::ve
       if (total >= (uint64_t{1} << 31)) {
         return Status::InvalidArgument("training.mode = \"ideal\" keeps every row in every trainer; " +
                                        std::to_string(total) + " rows are too many (use another mode)");
+      }
+      // The config's memory check cannot size this cache: the data decides
+      // how many rows there are.
+      int most_trainers = 0;
+      for (const config::Member& m : cfg.cluster.members) most_trainers = std::max(most_trainers, m.trainers);
+      const uint32_t dim = static_cast<uint32_t>(cfg.model.embedding_dim);
+      const uint64_t row_bytes = (dim + config::RowStateFloats(cfg.optimizer.sparse, dim)) * sizeof(float);
+      const uint64_t bytes = total * static_cast<uint64_t>(most_trainers) * row_bytes;
+      if (const config::MemoryBudget memory = config::MachineMemory(); bytes > memory.bytes) {
+        return Status::InvalidArgument("training.mode = \"ideal\" keeps every row (" + std::to_string(total) +
+                                       ") in every trainer: at least " + DecimalBytes(static_cast<double>(bytes)) +
+                                       " for " + std::to_string(most_trainers) + " trainer(s), more than " +
+                                       memory.source + " of memory (use another mode)");
       }
       options.report = "ideal: every row (" + std::to_string(total) + ") resident in every trainer, fetched at its first use";
       break;

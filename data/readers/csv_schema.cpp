@@ -60,7 +60,7 @@ class CsvSchemaText final : public TextFormat {
       for (size_t c = 0; c < want.size() && c < header.size(); ++c) {
         if (header[c] != want[c]) {
           return Status::InvalidArgument(path + ":1: header mismatch: column " + std::to_string(c + 1) + " is " +
-                                         Quoted(header[c]) + ", expected '" + want[c] + "'");
+                                         Quoted(header[c]) + ", expected " + Quoted(want[c]));
         }
       }
       if (header.size() != want.size()) {

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/printable.hpp"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -24,6 +26,13 @@ constexpr std::array<uint8_t, 256> MakeHexTable() {
   return t;
 }
 constexpr std::array<uint8_t, 256> kHex = MakeHexTable();
+
+// `s` without the one '+' a number may start with. from_chars takes a '-'
+// but no '+', so without this "+-2" would read as -2.
+std::string_view WithoutPlus(std::string_view s) {
+  if (s.size() > 1 && s.front() == '+' && s[1] != '-') s.remove_prefix(1);
+  return s;
+}
 
 }  // namespace
 
@@ -81,7 +90,7 @@ std::string_view TrimSpaces(std::string_view s) {
 std::string Quoted(std::string_view s) {
   constexpr size_t kShown = 64;
   std::string out = "'";
-  out.append(s.substr(0, kShown));
+  out.append(Printable(s.substr(0, kShown), '\''));
   if (s.size() > kShown) out.append("...");
   out.push_back('\'');
   return out;
@@ -106,14 +115,14 @@ long FindOverlongField(const std::vector<std::string_view>& fields) {
 }
 
 bool ParseInt64(std::string_view s, int64_t* out) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  s = WithoutPlus(s);
   if (s.empty()) return false;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
 bool ParseDouble(std::string_view s, double* out) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  s = WithoutPlus(s);
   if (s.empty()) return false;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   // "nan" and "inf" parse, but no dense feature means them: treat as bad.

@@ -27,7 +27,8 @@ void SplitFields(std::string_view line, std::string_view sep, size_t max_fields,
 std::string_view TrimSpaces(std::string_view s);
 
 // `s` in single quotes for a message, cut to 64 bytes ("...") so that a
-// garbage field cannot flood a log.
+// garbage field cannot flood a log, its bytes that are not printable as \xNN
+// (base/printable.hpp).
 std::string Quoted(std::string_view s);
 
 // prefix followed by n ("I13"). Built by append because g++ 12 at -O3

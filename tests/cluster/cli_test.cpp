@@ -221,3 +221,62 @@ batch_size = 256
   REQUIRE(native_digest.size() == 16);
   REQUIRE(DigestIn(ReadBytes(dir.File("runs/isa/metrics.jsonl"))) == native_digest);
 }
+
+namespace {
+
+// A one-process DLRM config of `cache_rows` slots per trainer, 2 trainers;
+// `extra` goes into [training].
+std::string CacheConfig(const TempDir& dir, const std::string& cache_rows, int dim = 16,
+                        const std::string& sparse = "sgd") {
+  return dir.Write("cache.toml", R"([run]
+name = "cache"
+output_dir = ")" + dir.path() + R"(/out"
+[model]
+embedding_dim = )" + std::to_string(dim) + R"(
+bottom_mlp = [)" + std::to_string(dim) + R"(]
+top_mlp = [8, 1]
+[optimizer]
+sparse = ")" + sparse + R"("
+[dataset]
+samples = 4096
+eval_samples = 0
+row_scale = 0.001
+[training]
+batch_size = 512
+cache_rows = )" + cache_rows + "\n" + OneProcessCluster(2));
+}
+
+}  // namespace
+
+TEST_CASE("a cache that cannot fit in memory is a config error naming file, line, key and memory, not an abort",
+          "[cli]") {
+  TempDir dir;
+  // 2 trainers x 2^31 - 1 slots x 12292 bytes a row (1024 weights, adam): 52.8 TB.
+  const std::string path = CacheConfig(dir, "2147483647", 1024, "adam");
+  auto r = Actorrec(dir, {"train", "--config", path});
+  INFO(r.output);
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.output, Catch::Contains(path + ":16: training.cache_rows: needs at least 52.8 TB (2 trainers x "
+                                                "2147483647 slots x 12292 bytes a row"));
+  REQUIRE_THAT(r.output, Catch::Contains(" of memory; lower it"));
+  for (const char* huge : {"2147483648", "1000000000000000"}) {
+    auto h = Actorrec(dir, {"plan", "--config", CacheConfig(dir, huge)});
+    INFO(h.output);
+    REQUIRE(h.code == 2);
+    REQUIRE_THAT(h.output, Catch::Contains(":16: training.cache_rows: expected an integer in [1, 2147483647]"));
+  }
+}
+
+TEST_CASE("memory that runs out during start-up ends train with exit 7 and a message, not an abort", "[cli]") {
+  TempDir dir;
+  // 4.3 GB of caches: within the machine's memory, beyond the 2.5 GB of
+  // address space the shell allows the process.
+  const std::string path = CacheConfig(dir, "33554432");
+  ChildProcess child({"/bin/sh", "-c", "ulimit -v 2500000 && exec '" + ActorrecBinary() + "' train --config '" + path + "'"},
+                     dir.File("oom.log"));
+  const auto code = child.WaitExit(240s);
+  INFO(child.Log());
+  REQUIRE(code == 7);
+  REQUIRE_THAT(child.Log(), Catch::Contains("actorrec train: out of memory: "));
+  REQUIRE_THAT(child.Log(), !Catch::Contains("terminate called"));
+}

@@ -204,3 +204,20 @@ TEST_CASE("plan --help explains the fields of its output", "[cli][plan]") {
   }
   REQUIRE_THAT(r.output, Catch::Contains("docs/plan_format.md"));
 }
+
+TEST_CASE("train with a cache too small exits 2 as plan does, prints no summary and keeps the last metrics",
+          "[cli][plan]") {
+  TempDir dir;
+  const std::string metrics = dir.Write("out/metrics.jsonl", "{\"event\":\"summary\",\"previous\":true}\n");
+  const std::string config = Config(dir, 40, "lrpp_delayed");
+  for (const bool lockstep : {false, true}) {
+    std::vector<std::string> args = {"train", "--config", config};
+    if (lockstep) args.push_back("--lockstep");
+    auto r = Actorrec(dir, args);
+    INFO(r.output);
+    REQUIRE(r.code == 2);
+    REQUIRE_THAT(r.output, Catch::Contains("training.cache_rows: the cache is too small"));
+    REQUIRE_THAT(r.output, !Catch::Contains("summary:"));
+    REQUIRE(ReadBytes(metrics) == "{\"event\":\"summary\",\"previous\":true}\n");
+  }
+}

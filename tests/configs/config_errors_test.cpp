@@ -229,3 +229,31 @@ TEST_CASE("every problem of a file is reported, ordered by line", "[configs]") {
   REQUIRE_THAT(what, Contains(At(path, text, "epochz") + "training.epochz: unknown key (did you mean epochs?)"));
   REQUIRE_THAT(what, Contains("got \"al\" (did you mean all?)"));
 }
+
+TEST_CASE("cache_rows beyond 32-bit slot numbers and table_rows beyond 32-bit row ids are out of range", "[configs]") {
+  TempDir dir;
+  for (const char* rows : {"2147483648", "1000000000000000"}) {
+    std::string text = Replace(kValid, "batch_size = 512", std::string("batch_size = 512\ncache_rows = ") + rows);
+    std::string path = dir.Write("bad.toml", text);
+    REQUIRE_THAT(LoadError(path), Contains(At(path, text, "cache_rows") +
+                                           "training.cache_rows: expected an integer in [1, 2147483647]; got " + rows));
+  }
+  std::string text = Replace(kValid, "samples = 4096", "samples = 4096\npreset = \"custom\"\ntable_rows = [4294967296]");
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path), Contains(At(path, text, "table_rows") + "dataset.table_rows[0]: expected an integer "
+                                                                        "in [1, 4294967295]; got 4294967296"));
+}
+
+TEST_CASE("a NUL or an escape in a key or a value is shown escaped, never raw", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "batch_size = 512",
+                             "batch_size = 512\nmode = \"lrp\\u0000\\u001b[2J\"\n\"epo\\u0000chs\" = 2");
+  std::string path = dir.Write("bad.toml", text);
+  const std::string error = LoadError(path);
+  REQUIRE_THAT(error, Contains(At(path, text, "mode =") + "training.mode: expected one of lrpp_delayed, lrpp, "
+                                                          "replicated, no_cache, static_hot, ideal; got "
+                                                          "\"lrp\\x00\\x1b[2J\""));
+  REQUIRE_THAT(error, Contains(At(path, text, "\"epo") + "training.epo\\x00chs: unknown key"));
+  REQUIRE(error.find('\0') == std::string::npos);
+  REQUIRE(error.find('\x1b') == std::string::npos);
+}

@@ -77,10 +77,28 @@ TEST_CASE("ParseInt64 and ParseDouble accept whole finite numbers only", "[data]
   CHECK_FALSE(ParseDouble("1,5", &d));
 }
 
+TEST_CASE("ParseInt64 and ParseDouble take one sign at most, and nothing around the number", "[data]") {
+  int64_t i = 7;
+  double d = 7;
+  for (const char* odd : {"+-2", "-+2", "--2", "++2", "+ 2", "- 2", " 2", "2 ", "+", "-", "2-", "0x10", "+-0"}) {
+    INFO(odd);
+    CHECK_FALSE(ParseInt64(odd, &i));
+    CHECK_FALSE(ParseDouble(odd, &d));
+  }
+  CHECK_FALSE(ParseInt64("9223372036854775808", &i));
+  CHECK((ParseInt64("-9223372036854775808", &i) && i == INT64_MIN));
+  CHECK((ParseInt64("+0", &i) && i == 0));
+  CHECK_FALSE(ParseDouble("+-2.5", &d));
+  CHECK_FALSE(ParseDouble("1e999", &d));
+  CHECK((ParseDouble("+2.5", &d) && d == 2.5));
+}
+
 TEST_CASE("TrimSpaces, Quoted and FindOverlongField shape messages and limits", "[data]") {
   CHECK(TrimSpaces(" \t x y \t") == "x y");
   CHECK(Quoted("ab") == "'ab'");
   CHECK(Quoted(std::string(100, 'x')) == "'" + std::string(64, 'x') + "...'");
+  // A field's raw bytes never reach a message: NUL, escape, a Latin-1 byte.
+  CHECK(Quoted(std::string("a\0b\x1b[2J\xe9'", 9)) == "'a\\x00b\\x1b[2J\\xe9\\''");
   const std::string big(kMaxFieldBytes + 1, 'x');
   CHECK(FindOverlongField({"a", "b"}) == -1);
   CHECK(FindOverlongField({"a", big}) == 1);
