@@ -195,7 +195,8 @@ std::string ClusterTls::HandshakeFailure(SSL* ssl, int ret) {
   if (check.verify_error != X509_V_OK) {
     why = "certificate not issued under this cluster's secret" + claims + ": " +
           X509_verify_cert_error_string(check.verify_error);
-  } else if (e == 0 && (kind == SSL_ERROR_SYSCALL || kind == SSL_ERROR_ZERO_RETURN)) {
+  } else if ((e == 0 && (kind == SSL_ERROR_SYSCALL || kind == SSL_ERROR_ZERO_RETURN)) ||
+             (ERR_GET_LIB(e) == ERR_LIB_SSL && ERR_GET_REASON(e) == SSL_R_UNEXPECTED_EOF_WHILE_READING)) {
     why = "connection closed before the TLS handshake completed";
   } else if (ERR_GET_LIB(e) == ERR_LIB_SSL && ERR_GET_REASON(e) == SSL_R_HTTP_REQUEST) {
     why = "an HTTP request, not TLS";
