@@ -14,7 +14,9 @@
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
+#include <climits>
 #include <csignal>
 #include <condition_variable>
 #include <functional>
@@ -159,17 +161,23 @@ class TlsPolicy {
       if (!c_->Handshake()) return rw_state::failure;
       if (!c_->established || len == 0) return rw_state::success;
     }
-    ERR_clear_error();
-    const int n = SSL_read(c_->ssl, buf, static_cast<int>(len));
-    if (n > 0) {
-      if (auto why = c_->bound.Feed(static_cast<const char*>(buf), static_cast<size_t>(n))) {
+    // One SSL_read returns at most one record (16 KiB): read on while the
+    // socket has more, so that a large message takes few multiplexer turns.
+    char* out = static_cast<char*>(buf);
+    while (result < len) {
+      ERR_clear_error();
+      const int n = SSL_read(c_->ssl, out + result, static_cast<int>(std::min<size_t>(len - result, INT_MAX)));
+      if (n <= 0) {
+        if (Retry(n) || result > 0) break;  // a failure after data shows on the next call
+        return rw_state::failure;
+      }
+      if (auto why = c_->bound.Feed(out + result, static_cast<size_t>(n))) {
         c_->shared->Refused("dropped connection from " + c_->peer + " (member '" + c_->member + "'): " + *why);
         return rw_state::failure;
       }
-      result = static_cast<size_t>(n);
-      return rw_state::success;
+      result += static_cast<size_t>(n);
     }
-    return Retry(n) ? rw_state::success : rw_state::failure;
+    return rw_state::success;
   }
 
   rw_state write_some(size_t& result, native_socket, const void* buf, size_t len) {
@@ -178,13 +186,19 @@ class TlsPolicy {
     // before it (a write interest then would spin the multiplexer).
     if (!c_->established) return c_->Handshake() ? rw_state::success : rw_state::failure;
     if (len == 0) return rw_state::indeterminate;
-    ERR_clear_error();
-    const int n = SSL_write(c_->ssl, buf, static_cast<int>(len));
-    if (n > 0) {
-      result = static_cast<size_t>(n);
-      return rw_state::success;
+    // Partial writes return after each record: write on until the socket
+    // is full (plain TCP's one send() would take it all).
+    const char* in = static_cast<const char*>(buf);
+    while (result < len) {
+      ERR_clear_error();
+      const int n = SSL_write(c_->ssl, in + result, static_cast<int>(std::min<size_t>(len - result, INT_MAX)));
+      if (n <= 0) {
+        if (Retry(n) || result > 0) break;
+        return rw_state::failure;
+      }
+      result += static_cast<size_t>(n);
     }
-    return Retry(n) ? rw_state::success : rw_state::failure;
+    return rw_state::success;
   }
 
   // Decrypted bytes OpenSSL holds are invisible to the socket's poll.
