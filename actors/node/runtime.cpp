@@ -21,6 +21,7 @@
 #include "actors/inspector/inspector_actor.hpp"
 #include "actors/node/actor_plan.hpp"
 #include "actors/node/node_actor.hpp"
+#include "actors/node/tls_transport.hpp"
 #include "actors/supervisor/supervisor_actor.hpp"
 #include "base/version.hpp"
 #include "messages/registry.hpp"
@@ -91,6 +92,10 @@ caf::actor_system_config MakeSystemConfig() {
   caf::actor_system_config sc;
   wire::AddMessageTypes(sc);
   sc.load<caf::io::middleman>();
+  // Automatic connections would open a plain TCP listener on every
+  // interface and connect members directly, around the TLS transport
+  // (tls_transport.hpp). Off is CAF 0.17's default; it stays off.
+  sc.set("middleman.enable-automatic-connections", false);
   return sc;
 }
 
@@ -234,6 +239,14 @@ int RunMember(const config::Config& cfg, const std::string& member, const Member
   const bool is_coordinator = member == coordinator.name;
   const std::string endpoint = coordinator.address + ":" + std::to_string(coordinator.port);
   spdlog::info("member '{}' starting (build {}, config {} digest {})", member, BuildVersion(), cfg.path, cfg.digest);
+  // Every connection of the cluster is mutual TLS with keys from the secret.
+  auto tls = TlsTransport::Start(sys, cfg.cluster, member);
+  if (!tls.ok()) {
+    spdlog::error("member '{}' cannot set up TLS: {}", member, tls.status().message());
+    return kExitFailure;
+  }
+  TlsTransport& transport = **tls;
+  spdlog::info("TLS with the cluster's keys (CA {})", transport.CaFingerprint().substr(0, 16));
 
   caf::actor inspector, supervisor;
   std::vector<std::shared_ptr<std::atomic<bool>>> done;
@@ -242,10 +255,10 @@ int RunMember(const config::Config& cfg, const std::string& member, const Member
     inspector = SpawnInspector(sys);
     supervisor = SpawnSupervisor(sys, {cfg, inspector, outcome});
     done.push_back(WatchDone(supervisor));
-    auto port = sys.middleman().publish(supervisor, me.port, me.address.c_str(), true);
-    if (!port) {
+    auto port = transport.Publish(supervisor, me.port, me.address);
+    if (!port.ok()) {
       spdlog::error("cannot listen on {}:{}: {}; is another process using the port? (cluster.member '{}' in {})",
-                    me.address, me.port, sys.render(port.error()), member, cfg.path);
+                    me.address, me.port, port.status().message(), member, cfg.path);
       caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
       caf::anon_send_exit(inspector, caf::exit_reason::user_shutdown);
       return kExitFailure;
@@ -257,12 +270,19 @@ int RunMember(const config::Config& cfg, const std::string& member, const Member
     const auto deadline = Clock::now() + std::chrono::milliseconds(cfg.cluster.join_timeout_ms);
     std::string last_error;
     while (!supervisor) {
-      auto remote = sys.middleman().remote_actor(coordinator.address, coordinator.port);
-      if (remote) {
+      auto remote = transport.RemoteActor(coordinator.address, coordinator.port);
+      if (remote.ok()) {
         supervisor = *remote;
         break;
       }
-      last_error = sys.render(remote.error());
+      last_error = remote.status().message();
+      // Another secret: the coordinator will never accept us.
+      if (const std::string mismatch = transport.CertificateMismatch(); !mismatch.empty()) {
+        spdlog::error("refused by coordinator '{}' at {}: TLS: {}; the cluster secret does not match; give every "
+                      "member the same cluster.secret ({})",
+                      coordinator.name, endpoint, mismatch, cfg.path);
+        return kExitRefused;
+      }
       if (Clock::now() >= deadline) {
         spdlog::error("cannot reach coordinator '{}' at {} within {} ms: {}; is it running, and is its address right "
                       "in {}?",
@@ -361,7 +381,7 @@ int RunMember(const config::Config& cfg, const std::string& member, const Member
   hosted.reset();  // the member's actors stop
   if (is_coordinator) {
     caf::anon_send_exit(inspector, caf::exit_reason::user_shutdown);
-    sys.middleman().unpublish(supervisor, published);
+    transport.Unpublish(supervisor, published);
   }
   const int code = outcome->code() != kExitOk ? outcome->code() : drive_code;
   spdlog::info("member '{}' exits with code {}", member, code);

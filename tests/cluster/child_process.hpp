@@ -34,6 +34,7 @@ class ChildProcess {
   // failure message when a child hangs); says why when it cannot.
   std::string Stacks() const;
   bool running() const { return !exit_code_.has_value(); }
+  pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = -1;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/cluster/child_process.hpp"
+#include "tests/cluster/topology.hpp"
 
 using namespace actorrec::testing;
 using namespace std::chrono_literals;
@@ -61,7 +62,7 @@ trainers = 2
 )";
 }
 
-const std::string kSecret = "a-test-secret-of-enough-length";
+const std::string kSecret = kTestSecret;
 
 struct Cluster {
   TempDir dir;
@@ -135,8 +136,10 @@ TEST_CASE("a node with another cluster secret is refused and the coordinator kee
   REQUIRE(code == 4);
   REQUIRE_THAT(intruder->Log(), Catch::Contains("refused by coordinator 'a'"));
   REQUIRE_THAT(intruder->Log(), Catch::Contains("does not match; give every member the same cluster.secret"));
-  REQUIRE(a->WaitForLog("refused 'b'", 5s));
-  REQUIRE_THAT(a->Log(), Catch::Contains("wrong secret"));
+  // The secret keys the cluster's TLS: the intruder never reaches the join.
+  REQUIRE_THAT(intruder->Log(), Catch::Contains("certificate not issued under this cluster's secret"));
+  REQUIRE(a->WaitForLog("refused connection from 127.0.0.1:", 5s));
+  REQUIRE_THAT(a->Log(), Catch::Contains("another cluster secret?"));
   REQUIRE(a->running());
 
   // The right member still gets in afterwards.
@@ -198,47 +201,6 @@ TEST_CASE("a member that never joins is named when the join timeout passes", "[c
 }
 
 namespace {
-
-// A small run as a topology: `members` is the [[cluster.member]] part.
-std::string SplitRun(const std::string& out_dir, const std::string& members, const std::string& mode) {
-  return R"(
-[run]
-name = "split"
-output_dir = ")" + out_dir + R"("
-
-[model]
-kind = "dlrm"
-bottom_mlp = [32, 16]
-top_mlp = [32, 1]
-
-[optimizer]
-dense = "adagrad"
-sparse = "rowwise_adagrad"
-
-[dataset]
-samples = 6144
-eval_samples = 1024
-row_scale = 0.001
-
-[training]
-mode = ")" + mode + R"("
-batch_size = 512
-eval_every = 5
-lookahead = 3
-cache_rows = 8192
-
-[cluster]
-secret = ")" + kSecret + R"("
-heartbeat_ms = 100
-peer_timeout_ms = 3000
-join_timeout_ms = 30000
-)" + members;
-}
-
-std::string Member(const std::string& name, uint16_t port, const std::string& roles, const std::string& extra = "") {
-  return "\n[[cluster.member]]\nname = \"" + name + "\"\naddress = \"127.0.0.1\"\nport = " + std::to_string(port) +
-         "\nroles = [" + roles + "]\n" + extra;
-}
 
 // The evaluation records of a metrics.jsonl, in order.
 std::vector<std::string> EvalsIn(const std::string& metrics) {
