@@ -158,7 +158,6 @@ Status PipelineRun::Launch(const config::Config& cfg, const RunPosition& start, 
   args.planner = *planner;
   args.cache_slots = CacheSlotsOf(cfg, p.table_rows);
   args.plans_ahead = options_.plans_ahead;
-  args.hold = hold_;
   args.start = start;
   args.hosted = std::move(hosted);
   auto lookup = directory.lookup;
@@ -208,6 +207,13 @@ Status PipelineRun::Launch(const config::Config& cfg, const RunPosition& start, 
     }
   }
   started_at_ = std::chrono::steady_clock::now();
+  // The first pause point goes to the oracle by message, before the start
+  // (CAF keeps one sender's messages in order, across processes too), so
+  // that it holds wherever it runs: the oracle of a member other than the
+  // coordinator (MemberPipeline) knows nothing of the coordinator's
+  // --checkpoint-every, and one told nothing planned past the pause while
+  // the driver flushed the caches for a checkpoint, changing the run.
+  (*driver_)->send(oracle_, hold_atom::value, hold_);
   (*driver_)->send(oracle_, trainer_actors_, sampler_);  // starts the run
   return Status::Ok();
 }

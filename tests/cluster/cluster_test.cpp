@@ -7,10 +7,14 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/cluster/child_process.hpp"
@@ -367,5 +371,94 @@ TEST_CASE("a cluster run checkpoints and resumes where it stopped, equal to the 
     CHECK(code != 0);
     CHECK_THAT(procs[0]->Log(), Catch::Contains("trainer[0] starts at batch 0, the coordinator at batch 10"));
     for (size_t i = 1; i < procs.size(); ++i) CHECK(procs[i]->WaitExit(60s).has_value());
+  }
+}
+
+namespace {
+
+// A shipped example topology (configs/examples/) made to run on 127.0.0.1
+// with free ports, small data and `coordinator` as cluster.coordinator.
+// Line by line: every member's address and port, the listed keys of the
+// listed sections, and the added keys after their section's header.
+std::string ExampleOnLoopback(const std::string& text, const std::string& out_dir, const std::string& coordinator) {
+  const std::map<std::string, std::map<std::string, std::string>> set = {
+      {"[dataset]", {{"samples", "6144"}, {"eval_samples", "1024"}, {"row_scale", "0.001"}}},
+      {"[training]", {{"batch_size", "512"}, {"cache_rows", "8192"}}},
+  };
+  const std::map<std::string, std::string> add = {
+      {"[run]", "output_dir = \"" + out_dir + "\"\n"},
+      {"[cluster]", "coordinator = \"" + coordinator + "\"\njoin_timeout_ms = 30000\n"},
+  };
+  std::istringstream lines(text);
+  std::string out, section;
+  for (std::string line; std::getline(lines, line);) {
+    const std::string key = line.substr(0, line.find_first_of(" ="));
+    if (line.starts_with("[")) {
+      section = line.substr(0, line.find(']') + (line.starts_with("[[") ? 2 : 1));
+      out += line + "\n";
+      if (auto it = add.find(section); it != add.end()) out += it->second;
+      continue;
+    }
+    if (section == "[[cluster.member]]" && key == "address") {
+      out += "address = \"127.0.0.1\"\n";
+    } else if (section == "[[cluster.member]]" && key == "port") {
+      out += "port = " + std::to_string(FreePort()) + "\n";
+    } else if (auto s = set.find(section); s != set.end() && s->second.count(key) != 0) {
+      out += key + " = " + s->second.at(key) + "\n";
+    } else {
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+// The [[cluster.member]] names of a topology, in order.
+std::vector<std::string> MemberNames(const std::string& text) {
+  std::vector<std::string> names;
+  std::istringstream lines(text);
+  bool in_member = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("[")) in_member = line.starts_with("[[cluster.member]]");
+    if (in_member && line.starts_with("name = \"")) names.push_back(line.substr(8, line.find('"', 8) - 8));
+  }
+  return names;
+}
+
+}  // namespace
+
+// Periodic checkpoints must not change a cluster run: the driver pauses the
+// oracle before flushing the caches, wherever the oracle runs. Every shipped
+// example topology with every member as the coordinator (so also one that
+// is not the oracle's member), with and without --checkpoint-every.
+TEST_CASE("periodic checkpoints leave every layout of the example topologies with the digest of no checkpoints",
+          "[cluster]") {
+  for (const char* example : {"loopback_two_process.toml", "two_hosts.toml"}) {
+    const std::string text = ReadBytes(std::string(ACTORREC_SOURCE_DIR) + "/configs/examples/" + example);
+    const std::vector<std::string> names = MemberNames(text);
+    REQUIRE(names.size() == 2);
+    std::string expected;
+    for (const std::string& coordinator : names) {
+      for (const bool checkpoints : {false, true}) {
+        CAPTURE(example, coordinator, checkpoints);
+        TempDir dir;
+        WriteBytes(dir.File("topology.toml"), ExampleOnLoopback(text, dir.File("out"), coordinator));
+        std::vector<std::unique_ptr<ChildProcess>> procs;
+        for (const std::string& name : names) {
+          std::vector<std::string> argv = {ActorrecBinary(), "node", "--config", dir.File("topology.toml"), "--member",
+                                           name};
+          if (checkpoints) argv.insert(argv.end(), {"--checkpoint-dir", dir.File("ck"), "--checkpoint-every", "3"});
+          procs.push_back(std::make_unique<ChildProcess>(argv, dir.File(name + ".log")));
+        }
+        for (size_t i = 0; i < procs.size(); ++i) {
+          INFO("log of " << names[i] << ":\n" << procs[i]->Log());
+          REQUIRE(ExitCodeOrStacks(*procs[i], 120s) == 0);
+        }
+        if (checkpoints) REQUIRE(ReadBytes(dir.File("ck") + "/LATEST") == "batch-12\n");
+        const std::string digest = DigestIn(ReadBytes(dir.File("out") + "/metrics.jsonl"));
+        REQUIRE(digest.size() == 16);
+        if (expected.empty()) expected = digest;
+        CHECK(digest == expected);
+      }
+    }
   }
 }
