@@ -246,7 +246,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   auto created = CreateRun(cfg, options, out);
   if (!created.ok()) {
     err << "actorrec train: " << created.status().message() << "\n";
-    return kExitUsage;
+    return ExitCodeOf(created.status());
   }
   Run& run = **created;
   out << "trainers " << run.trainers() << ", embedding shards " << run.shards() << ", "

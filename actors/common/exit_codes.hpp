@@ -3,6 +3,8 @@
 
 #include <atomic>
 
+#include "base/status.hpp"
+
 namespace actorrec {
 
 inline constexpr int kExitOk = 0;
@@ -12,6 +14,23 @@ inline constexpr int kExitPeerLost = 3;     // a member of the cluster died
 inline constexpr int kExitRefused = 4;      // the coordinator refused to admit us
 inline constexpr int kExitJoinTimeout = 5;  // members missing after cluster.join_timeout_ms
 inline constexpr int kExitNotBuilt = 6;     // the subcommand is not built yet
+
+// The exit code of a command that stops on `status`, the same in every
+// subcommand: damaged bytes, the operating system or a peer failing are an
+// error (1); anything the command line or config can fix (a mismatched
+// checkpoint, a missing file, an unsupported setting) is 2.
+inline int ExitCodeOf(const Status& status) {
+  switch (status.code()) {
+    case Status::Code::kOk:
+      return kExitOk;
+    case Status::Code::kCorruption:
+    case Status::Code::kIoError:
+    case Status::Code::kUnavailable:
+      return kExitFailure;
+    default:
+      return kExitUsage;
+  }
+}
 
 // The process's exit code, decided by whichever actor ends the run first.
 class Outcome {

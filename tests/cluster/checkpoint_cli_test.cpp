@@ -92,3 +92,42 @@ TEST_CASE("resume refuses a checkpoint made with another config, naming the key"
   CHECK(r.code != 0);
   CHECK_THAT(r.output, Catch::Contains("run.seed"));
 }
+
+TEST_CASE("a damaged checkpoint exits 1 and a mismatched config 2, from train --resume and predict alike", "[cli]") {
+  TempDir dir;
+  std::ofstream(dir.File("ck.toml")) << kConfig;
+  REQUIRE(Actorrec(dir, {"train", "-c", "ck.toml", "--checkpoint-dir", "ck"}, "a.log").code == 0);
+  const std::string shard = dir.File("ck/batch-40/shard-1-of-2.ckpt");
+  auto flip = [&] {
+    std::fstream f(shard, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(200);
+    char c = 0;
+    f.read(&c, 1);
+    c = static_cast<char>(c ^ 0x10);
+    f.seekp(200);
+    f.write(&c, 1);
+  };
+  flip();
+  auto train = Actorrec(dir, {"train", "-c", "ck.toml", "--resume", "ck"}, "b.log");
+  auto predict = Actorrec(dir, {"predict", "-c", "ck.toml", "--checkpoint", "ck", "--out", "p.csv"}, "c.log");
+  INFO(train.output << "\n" << predict.output);
+  CHECK(train.code == 1);
+  CHECK(predict.code == 1);
+  CHECK_THAT(train.output, Catch::Contains("shard-1-of-2.ckpt"));
+  CHECK_THAT(predict.output, Catch::Contains("shard-1-of-2.ckpt"));
+  flip();  // whole again
+
+  std::string other = kConfig;
+  other.replace(other.find("table_rows = [100, 1000, 5000]"), 30, "table_rows = [100, 1000, 5001]");
+  std::ofstream(dir.File("other.toml")) << other;
+  auto train_other = Actorrec(dir, {"train", "-c", "other.toml", "--resume", "ck"}, "d.log");
+  auto predict_other =
+      Actorrec(dir, {"predict", "-c", "other.toml", "--checkpoint", "ck", "--out", "p.csv"}, "e.log");
+  INFO(train_other.output << "\n" << predict_other.output);
+  CHECK(train_other.code == 2);
+  CHECK(predict_other.code == 2);
+  for (const std::string& output : {train_other.output, predict_other.output}) {
+    CHECK_THAT(output, Catch::Contains("dense.safetensors") && Catch::Contains("tables.rows = 100,1000,5000") &&
+                           Catch::Contains("the config has 100,1000,5001"));
+  }
+}
