@@ -331,6 +331,7 @@ Status PipelineRun::ReceiveOne(const std::string& waiting_for) {
 
 Result<bool> PipelineRun::Step(StepReport* report) {
   if (!error_.empty()) return Status::Unavailable(error_);
+  if (stopping_ && next_report_ > hold_) return false;
   if (next_report_ > hold_) {  // the caller goes past a pause point
     hold_ += static_cast<int64_t>(options_.pause_every);
     (*driver_)->send(oracle_, hold_atom::value, hold_);
@@ -352,6 +353,18 @@ Result<bool> PipelineRun::Step(StepReport* report) {
     if (end_ >= 0 && next_report_ >= end_) return false;
     if (Status st = ReceiveOne("batch " + std::to_string(next_report_)); !st.ok()) return st;
   }
+}
+
+Status PipelineRun::StopAfterPlanned() {
+  if (!error_.empty()) return Status::Unavailable(error_);
+  int64_t last = 0;
+  Status st = Ask(*system_, oracle_, "the oracle did not say where it stops", [&](int64_t l) { last = l; },
+                  hold_atom::value);
+  if (!st.ok()) return st;
+  // The oracle planned at least every batch reported so far.
+  hold_ = std::max(last, next_report_ - 1);
+  stopping_ = true;
+  return Status::Ok();
 }
 
 Status PipelineRun::WaitAcked(int64_t batch) {

@@ -128,6 +128,41 @@ TEST_CASE("the member left behind names the coordinator that was killed", "[clus
   REQUIRE_THAT(b->Log(), Catch::Contains("coordinator 'a' at 127.0.0.1:" + std::to_string(c.port_a) + " lost"));
 }
 
+// SIGTERM to the coordinator with --checkpoint-dir: the cluster stops at a
+// batch boundary after a checkpoint there (the members' shards write their
+// files), and the coordinator says how to resume.
+TEST_CASE("a coordinator stopped by SIGTERM checkpoints the cluster where it stopped", "[cluster]") {
+  Cluster c;
+  const std::string ck = c.dir.File("ck");
+  auto start = [&](const std::string& member) {
+    return std::make_unique<ChildProcess>(
+        std::vector<std::string>{ActorrecBinary(), "node", "--config", c.config, "--member", member,
+                                 "--checkpoint-dir", ck, "--checkpoint-every", "4"},
+        c.dir.File(member + ".log"));
+  };
+  auto a = start("a");
+  auto b = start("b");
+  // Running past its first checkpoint (not a timing: the file appears).
+  for (int i = 0; i < 12000 && !std::filesystem::exists(ck + "/LATEST") && a->running(); ++i) {
+    std::this_thread::sleep_for(10ms);
+  }
+  INFO("log of a:\n" << a->Log() << "\nlog of b:\n" << b->Log());
+  REQUIRE(std::filesystem::exists(ck + "/LATEST"));
+  a->Signal(SIGTERM);
+  const auto a_code = ExitCodeOrStacks(*a, 60s);
+  const auto b_code = ExitCodeOrStacks(*b, 60s);
+  INFO("log of a at the end:\n" << a->Log() << "\nlog of b at the end:\n" << b->Log());
+  REQUIRE(a_code == 128 + SIGTERM);
+  CHECK(b_code == 0);
+  std::smatch m;
+  const std::string log = a->Log();
+  REQUIRE(std::regex_search(log, m, std::regex("stopped by signal 15 after batch ([0-9]+)")));
+  const std::string stopped_at = m[1].str();
+  CHECK(std::regex_search(log, std::regex("checkpoint (on stop|periodic) after " + stopped_at + " batches: " + ck)));
+  CHECK_THAT(log, Catch::Contains("resume with: actorrec node --config " + c.config + " --member <each member> --resume " + ck));
+  CHECK(ReadBytes(ck + "/LATEST") == "batch-" + stopped_at + "\n");
+}
+
 TEST_CASE("a node with another cluster secret is refused and the coordinator keeps waiting", "[cluster]") {
   Cluster c;
   const std::string wrong = c.dir.File("wrong-secret.toml");
