@@ -478,7 +478,7 @@ TEST_CASE("periodic checkpoints leave every layout of the example topologies wit
       TempDir dir;
       WriteBytes(dir.File("topology.toml"), ExampleOnLoopback(text, dir.File("out"), coordinator));
       const std::string ck = dir.File("ck");
-      for (const std::string& how : {"plain", "checkpoints", "resumed"}) {
+      for (const std::string& how : std::vector<std::string>{"plain", "checkpoints", "resumed"}) {
         CAPTURE(example, coordinator, how);
         if (how == "resumed") WriteBytes(ck + "/LATEST", "batch-6\n");  // 6 and 12 (the end) were saved
         std::vector<std::unique_ptr<ChildProcess>> procs;
