@@ -51,7 +51,7 @@ int RunPredict(const PredictFlags& flags) {
   auto position = trainer::LoadRunCheckpoint(flags.checkpoint, parts->get());
   if (!position.ok()) {
     std::cerr << "actorrec predict: " << position.status().message() << "\n";
-    return kExitFailure;
+    return ExitCodeOf(position.status());
   }
   std::ofstream out(flags.out, std::ios::trunc);
   if (!out) {

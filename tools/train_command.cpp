@@ -106,6 +106,10 @@ class Run {
   virtual Result<trainer::EvalReport> Evaluate(uint64_t max_samples) = 0;
   virtual Result<uint64_t> ParameterDigest() = 0;
   virtual Status SaveCheckpoint(const std::string& dir) = 0;
+  // Stops at a batch boundary soon (a stop signal), where SaveCheckpoint may
+  // be called once Step() returned false: the pipeline finishes the batches
+  // its oracle already sent; the lockstep driver stops at once.
+  virtual Status StopSoon() = 0;
   virtual uint64_t first_batch() const = 0;
   virtual const std::string& lookahead_report() const = 0;
   virtual uint32_t trainers() const = 0;
@@ -125,11 +129,22 @@ template <class R>
 class RunOf final : public Run {
  public:
   explicit RunOf(std::unique_ptr<R> run) : run_(std::move(run)) {}
-  Result<bool> Step(trainer::StepReport* step) override { return run_->Step(step); }
+  Result<bool> Step(trainer::StepReport* step) override {
+    if (stopped_) return false;
+    return run_->Step(step);
+  }
   Status Finish() override { return run_->Finish(); }
   Result<trainer::EvalReport> Evaluate(uint64_t max_samples) override { return run_->Evaluate(max_samples); }
   Result<uint64_t> ParameterDigest() override { return run_->ParameterDigest(); }
   Status SaveCheckpoint(const std::string& dir) override { return run_->SaveCheckpoint(dir); }
+  Status StopSoon() override {
+    if constexpr (std::is_same_v<R, trainer::PipelineRun>) {
+      return run_->StopAfterPlanned();
+    } else {
+      stopped_ = true;  // between batches already
+      return Status::Ok();
+    }
+  }
   uint64_t first_batch() const override { return static_cast<uint64_t>(run_->first_batch()); }
   const std::string& lookahead_report() const override { return run_->lookahead_report(); }
   uint32_t trainers() const override { return run_->trainers(); }
@@ -155,6 +170,7 @@ class RunOf final : public Run {
 
  private:
   std::unique_ptr<R> run_;
+  bool stopped_ = false;  // the lockstep driver after StopSoon()
 };
 
 Result<std::unique_ptr<Run>> CreateRun(const config::Config& cfg, const TrainOptions& options, std::ostream& out) {
@@ -269,7 +285,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   auto created = CreateRun(cfg, options, out);
   if (!created.ok()) {
     err << "actorrec train: " << created.status().message() << "\n";
-    return kExitUsage;
+    return ExitCodeOf(created.status());
   }
   Run& run = **created;
   out << "trainers " << run.trainers() << ", embedding shards " << run.shards() << ", "
@@ -291,11 +307,14 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   if (!options.resume_dir.empty()) out << "resumed from " << options.resume_dir << " after batch " << first << "\n";
   const bool tty = isatty(STDERR_FILENO) != 0;
   Totals totals;
+  uint64_t checkpointed = UINT64_MAX;  // the batch of the last checkpoint written
   auto checkpoint = [&](const char* when) -> bool {
+    if (checkpointed == first + totals.batches) return true;
     if (Status st = run.SaveCheckpoint(options.checkpoint_dir); !st.ok()) {
       err << (tty ? "\n" : "") << "actorrec train: checkpoint failed: " << st.message() << "\n";
       return false;
     }
+    checkpointed = first + totals.batches;
     out << (tty ? "\r\033[K" : "") << "checkpoint " << when << " after " << first + totals.batches
         << " batches: " << options.checkpoint_dir << "\n";
     return true;
@@ -335,7 +354,22 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
     return true;
   };
 
-  while (g_stop_signal == 0) {
+  // A stop signal with a checkpoint directory ends the run at a batch
+  // boundary with a checkpoint there; without one it ends after this batch.
+  bool stopping = false;
+  while (true) {
+    if (g_stop_signal != 0 && !stopping) {
+      if (options.checkpoint_dir.empty()) break;
+      stopping = true;
+      out << (tty ? "\r\033[K" : "") << "signal " << g_stop_signal
+          << " received: finishing the batches already planned, then a checkpoint\n"
+          << std::flush;
+      if (Status st = run.StopSoon(); !st.ok()) {
+        err << "actorrec train: cannot stop at a batch boundary: " << st.message() << "\n";
+        code = kExitFailure;
+        break;
+      }
+    }
     auto more = run.Step(&step);
     if (!more.ok()) {
       err << (tty ? "\n" : "") << "actorrec train: " << more.status().message() << "\n";
@@ -399,12 +433,23 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   const bool interrupted = g_stop_signal != 0;
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
-  if (interrupted) out << "stopped by signal " << g_stop_signal << " after batch " << totals.batches << "\n";
+  if (interrupted) out << "stopped by signal " << g_stop_signal << " after batch " << first + totals.batches << "\n";
   if (code != kExitOk && totals.batches == 0) {
     // A failed start: nothing trained, so no summary of zeros, and a
     // previous run's metrics stay as they were.
     if (options.before_teardown) options.before_teardown(code, 0);
     return code;
+  }
+  bool stop_checkpoint_failed = false;
+  if (interrupted && stopping && code == kExitOk) {
+    if (!checkpoint("on stop")) {
+      stop_checkpoint_failed = true;
+    } else {
+      const std::string config_flag = cfg.path.starts_with("<") ? "" : " --config " + cfg.path;
+      out << "resume with: actorrec "
+          << (options.cluster != nullptr ? "node" + config_flag + " --member <each member>" : "train" + config_flag)
+          << " --resume " << options.checkpoint_dir << "\n";
+    }
   }
 
   if (code == kExitOk && !interrupted) {
@@ -474,7 +519,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
           << ",\"parameter_digest\":\"" << Hex64(digest) << "\"}\n";
   if (metrics.opened() || (code == kExitOk && !interrupted)) metrics.Line() << ending.str();
   spdlog::info("train finished in {:.1f} s", std::chrono::duration<double>(Clock::now() - started).count());
-  const int exit_code = interrupted ? 128 + g_stop_signal.load() : code;
+  const int exit_code = stop_checkpoint_failed ? kExitFailure : interrupted ? 128 + g_stop_signal.load() : code;
   if (options.before_teardown) options.before_teardown(exit_code, interrupted ? g_stop_signal.load() : 0);
   return exit_code;
 }

@@ -3,6 +3,8 @@
 
 #include <atomic>
 
+#include "base/status.hpp"
+
 namespace actorrec {
 
 inline constexpr int kExitOk = 0;
@@ -17,6 +19,23 @@ inline constexpr int kExitNotBuilt = 6;     // the subcommand is not built yet
 // cannot fit the machine are refused before anything starts (exit 2); this
 // is what is left, e.g. a limit (ulimit -v, a container) below the machine.
 inline constexpr int kExitNoMemory = 7;
+
+// The exit code of a command that stops on `status`, the same in every
+// subcommand: damaged bytes, the operating system or a peer failing are an
+// error (1); anything the command line or config can fix (a mismatched
+// checkpoint, a missing file, an unsupported setting) is 2.
+inline int ExitCodeOf(const Status& status) {
+  switch (status.code()) {
+    case Status::Code::kOk:
+      return kExitOk;
+    case Status::Code::kCorruption:
+    case Status::Code::kIoError:
+    case Status::Code::kUnavailable:
+      return kExitFailure;
+    default:
+      return kExitUsage;
+  }
+}
 
 // The process's exit code, decided by whichever actor ends the run first.
 class Outcome {

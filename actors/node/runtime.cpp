@@ -367,7 +367,7 @@ int RunMember(const config::Config& cfg, const std::string& member, const Member
         hosted = std::move(started).value();
       } else {
         spdlog::error("member '{}' could not start its actors: {}", member, started.status().message());
-        outcome->Set(kExitFailure);
+        outcome->Set(ExitCodeOf(started.status()));
         caf::anon_send(node, stop_atom::value);
       }
     }

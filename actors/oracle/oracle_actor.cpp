@@ -151,6 +151,11 @@ caf::behavior Oracle(Self self, OracleActorArgs args) {
         self->state.args.hold = last;
         Pump(self);
       },
+      [=](hold_atom) {
+        auto& s = self->state;
+        s.args.hold = std::min(s.args.hold, static_cast<int64_t>(s.planner->next_batch()) - 1);
+        return s.args.hold;
+      },
       [=](stats_atom) { return caf::make_message(self->state.stats.Summary(), self->state.stats.ToJson()); },
       [=](stop_atom) { self->quit(); },
   };

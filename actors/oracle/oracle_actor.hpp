@@ -9,6 +9,8 @@
 //   (end_atom, sent[, error])      sampler -> oracle    end of the data (or its failure)
 //   (settled_atom, trainer, b)     trainer -> oracle    b is settled there: plans may run further
 //   (hold_atom, last)              driver -> oracle     plan no batch after `last` for now
+//   (hold_atom)                    driver -> oracle     plan no batch beyond those already sent
+//                                                       (a stop); answered with the last one
 //   (stats_atom)                   driver -> oracle     answered with (summary, json): PlanStats
 //                                                       of every batch planned so far
 // Out:

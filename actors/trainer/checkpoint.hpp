@@ -13,7 +13,10 @@
 // the driver first copies the rows its caches hold into the shards. Writing
 // goes to a temporary directory that is renamed into place, then LATEST is
 // replaced atomically, so a crash at any point leaves the previous
-// checkpoint readable. The two newest checkpoints are kept.
+// checkpoint readable. The two newest checkpoints are kept. Saving and
+// loading remove the temporary directories of writers on this host that
+// died. One checksum covers the dense file's metadata (the data position
+// included) and its tensors.
 #pragma once
 
 #include <cstdint>
@@ -46,9 +49,10 @@ Status SaveRunCheckpoint(const RunParts& parts, const std::string& dir, const Ru
 // Loads the newest checkpoint of `dir` into `parts` (freshly created from the
 // config to resume): the dense state into every trainer, the shards
 // replaced (only those `shards` marks, when given: a cluster member loads
-// the shards it hosts). InvalidArgument naming the config key when the
-// checkpoint was made with a different model, optimizer, seed, batch size or
-// shard count; Corruption / NotFound naming the file otherwise.
+// the shards it hosts). InvalidArgument naming the file and the config key
+// when the checkpoint was made with a different model, optimizer, seed,
+// batch size, shard count, dense features or tables (rows, dims);
+// Corruption / NotFound naming the file otherwise.
 Result<RunPosition> LoadRunCheckpoint(const std::string& dir, RunParts* parts,
                                       const std::vector<bool>* shards = nullptr);
 

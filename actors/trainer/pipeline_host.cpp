@@ -147,7 +147,6 @@ Status PipelineHost::Spawn(caf::actor_system& sys, const PlannedActor& planned) 
       oracle_args.driver = driver_;
       oracle_args.plans_ahead = args_.plans_ahead;
       oracle_args.row_bytes = uint64_t{p.row_optimizer->row_floats()} * sizeof(float);
-      oracle_args.hold = args_.hold;
       actor = oracle::SpawnOracleActor(sys, std::move(oracle_args));
       break;
     }

@@ -74,7 +74,6 @@ class PipelineHost {
     // Slots of every hosted trainer's cache (CacheSlotsOf).
     uint64_t cache_slots = 0;
     uint32_t plans_ahead = 4;
-    int64_t hold = INT64_MAX;  // the oracle plans nothing after this batch until told
     RunPosition start;          // where the run begins (a resumed run's position)
     std::vector<PlannedActor> hosted;  // this process's actors (ActorsOf)
   };

@@ -159,7 +159,6 @@ Status PipelineRun::Launch(const config::Config& cfg, const RunPosition& start, 
   args.planner = *planner;
   args.cache_slots = CacheSlotsOf(cfg, p.table_rows);
   args.plans_ahead = options_.plans_ahead;
-  args.hold = hold_;
   args.start = start;
   args.hosted = std::move(hosted);
   auto lookup = directory.lookup;
@@ -209,6 +208,13 @@ Status PipelineRun::Launch(const config::Config& cfg, const RunPosition& start, 
     }
   }
   started_at_ = std::chrono::steady_clock::now();
+  // The first pause point goes to the oracle by message, before the start
+  // (CAF keeps one sender's messages in order, across processes too), so
+  // that it holds wherever it runs: the oracle of a member other than the
+  // coordinator (MemberPipeline) knows nothing of the coordinator's
+  // --checkpoint-every, and one told nothing planned past the pause while
+  // the driver flushed the caches for a checkpoint, changing the run.
+  (*driver_)->send(oracle_, hold_atom::value, hold_);
   (*driver_)->send(oracle_, trainer_actors_, sampler_);  // starts the run
   return Status::Ok();
 }
@@ -335,6 +341,7 @@ Status PipelineRun::Failure() const {
 
 Result<bool> PipelineRun::Step(StepReport* report) {
   if (!error_.empty()) return Failure();
+  if (stopping_ && next_report_ > hold_) return false;
   if (next_report_ > hold_) {  // the caller goes past a pause point
     hold_ += static_cast<int64_t>(options_.pause_every);
     (*driver_)->send(oracle_, hold_atom::value, hold_);
@@ -356,6 +363,18 @@ Result<bool> PipelineRun::Step(StepReport* report) {
     if (end_ >= 0 && next_report_ >= end_) return false;
     if (Status st = ReceiveOne("batch " + std::to_string(next_report_)); !st.ok()) return st;
   }
+}
+
+Status PipelineRun::StopAfterPlanned() {
+  if (!error_.empty()) return Status::Unavailable(error_);
+  int64_t last = 0;
+  Status st = Ask(*system_, oracle_, "the oracle did not say where it stops", [&](int64_t l) { last = l; },
+                  hold_atom::value);
+  if (!st.ok()) return st;
+  // The oracle planned at least every batch reported so far.
+  hold_ = std::max(last, next_report_ - 1);
+  stopping_ = true;
+  return Status::Ok();
 }
 
 Status PipelineRun::WaitAcked(int64_t batch) {

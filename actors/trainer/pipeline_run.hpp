@@ -95,6 +95,11 @@ class PipelineRun {
   // after the last one. InvalidArgument when a config key stopped the run
   // (the cache too small for the data), as the lockstep driver reports it.
   Result<bool> Step(StepReport* report);
+  // Stops the run at a batch boundary (a stop signal): the oracle plans no
+  // batch beyond those it already sent, Step() returns them and then false,
+  // and the run is quiet there, so SaveCheckpoint() may be called. A run
+  // stopped this way is not finished (no Finish()).
+  Status StopAfterPlanned();
   // Waits until every write-back of every batch is acknowledged: the shards
   // then hold every row's latest value. Call after Step() returned false.
   Status Finish();
@@ -185,6 +190,7 @@ class PipelineRun {
   int64_t next_report_ = 0;  // the batch Step() returns next
   BatchPosition next_data_;  // where that batch is in the data
   int64_t hold_ = INT64_MAX;
+  bool stopping_ = false;  // StopAfterPlanned(): the run ends after batch hold_
   int64_t end_ = -1;         // batches in the run, once the oracle knows
   std::vector<int64_t> acked_;  // per trainer: batches whose write-backs are all acknowledged
   std::map<int64_t, Pending> pending_;

@@ -7,10 +7,15 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/cluster/child_process.hpp"
@@ -123,6 +128,41 @@ TEST_CASE("the member left behind names the coordinator that was killed", "[clus
   INFO("log of b after the kill:\n" << b->Log());
   REQUIRE(code == 3);
   REQUIRE_THAT(b->Log(), Catch::Contains("coordinator 'a' at 127.0.0.1:" + std::to_string(c.port_a) + " lost"));
+}
+
+// SIGTERM to the coordinator with --checkpoint-dir: the cluster stops at a
+// batch boundary after a checkpoint there (the members' shards write their
+// files), and the coordinator says how to resume.
+TEST_CASE("a coordinator stopped by SIGTERM checkpoints the cluster where it stopped", "[cluster]") {
+  Cluster c;
+  const std::string ck = c.dir.File("ck");
+  auto start = [&](const std::string& member) {
+    return std::make_unique<ChildProcess>(
+        std::vector<std::string>{ActorrecBinary(), "node", "--config", c.config, "--member", member,
+                                 "--checkpoint-dir", ck, "--checkpoint-every", "4"},
+        c.dir.File(member + ".log"));
+  };
+  auto a = start("a");
+  auto b = start("b");
+  // Running past its first checkpoint (not a timing: the file appears).
+  for (int i = 0; i < 12000 && !std::filesystem::exists(ck + "/LATEST") && a->running(); ++i) {
+    std::this_thread::sleep_for(10ms);
+  }
+  INFO("log of a:\n" << a->Log() << "\nlog of b:\n" << b->Log());
+  REQUIRE(std::filesystem::exists(ck + "/LATEST"));
+  a->Signal(SIGTERM);
+  const auto a_code = ExitCodeOrStacks(*a, 60s);
+  const auto b_code = ExitCodeOrStacks(*b, 60s);
+  INFO("log of a at the end:\n" << a->Log() << "\nlog of b at the end:\n" << b->Log());
+  REQUIRE(a_code == 128 + SIGTERM);
+  CHECK(b_code == 0);
+  std::smatch m;
+  const std::string log = a->Log();
+  REQUIRE(std::regex_search(log, m, std::regex("stopped by signal 15 after batch ([0-9]+)")));
+  const std::string stopped_at = m[1].str();
+  CHECK(std::regex_search(log, std::regex("checkpoint (on stop|periodic) after " + stopped_at + " batches: " + ck)));
+  CHECK_THAT(log, Catch::Contains("resume with: actorrec node --config " + c.config + " --member <each member> --resume " + ck));
+  CHECK(ReadBytes(ck + "/LATEST") == "batch-" + stopped_at + "\n");
 }
 
 TEST_CASE("a node with another cluster secret is refused and the coordinator keeps waiting", "[cluster]") {
@@ -329,5 +369,108 @@ TEST_CASE("a cluster run checkpoints and resumes where it stopped, equal to the 
     CHECK(code != 0);
     CHECK_THAT(procs[0]->Log(), Catch::Contains("trainer[0] starts at batch 0, the coordinator at batch 10"));
     for (size_t i = 1; i < procs.size(); ++i) CHECK(procs[i]->WaitExit(60s).has_value());
+  }
+}
+
+namespace {
+
+// A shipped example topology (configs/examples/) made to run on 127.0.0.1
+// with free ports, small data and `coordinator` as cluster.coordinator.
+// Line by line: every member's address and port, the listed keys of the
+// listed sections, and the added keys after their section's header.
+std::string ExampleOnLoopback(const std::string& text, const std::string& out_dir, const std::string& coordinator) {
+  const std::map<std::string, std::map<std::string, std::string>> set = {
+      {"[dataset]", {{"samples", "6144"}, {"eval_samples", "1024"}, {"row_scale", "0.001"}}},
+      {"[training]", {{"batch_size", "512"}, {"cache_rows", "8192"}}},
+  };
+  // Replaced (dropped where they are, written after the header): generous
+  // timeouts, so that a loaded machine does not lose a member.
+  const std::map<std::string, std::string> add = {
+      {"[run]", "output_dir = \"" + out_dir + "\"\n"},
+      {"[cluster]", "coordinator = \"" + coordinator + "\"\njoin_timeout_ms = 30000\npeer_timeout_ms = 30000\n"},
+  };
+  const std::map<std::string, std::vector<std::string>> drop = {
+      {"[cluster]", {"coordinator", "join_timeout_ms", "peer_timeout_ms"}}};
+  std::istringstream lines(text);
+  std::string out, section;
+  for (std::string line; std::getline(lines, line);) {
+    const std::string key = line.substr(0, line.find_first_of(" ="));
+    if (line.starts_with("[")) {
+      section = line.substr(0, line.find(']') + (line.starts_with("[[") ? 2 : 1));
+      out += line + "\n";
+      if (auto it = add.find(section); it != add.end()) out += it->second;
+      continue;
+    }
+    if (auto d = drop.find(section);
+        d != drop.end() && std::find(d->second.begin(), d->second.end(), key) != d->second.end()) {
+      continue;
+    }
+    if (section == "[[cluster.member]]" && key == "address") {
+      out += "address = \"127.0.0.1\"\n";
+    } else if (section == "[[cluster.member]]" && key == "port") {
+      out += "port = " + std::to_string(FreePort()) + "\n";
+    } else if (auto s = set.find(section); s != set.end() && s->second.count(key) != 0) {
+      out += key + " = " + s->second.at(key) + "\n";
+    } else {
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+// The [[cluster.member]] names of a topology, in order.
+std::vector<std::string> MemberNames(const std::string& text) {
+  std::vector<std::string> names;
+  std::istringstream lines(text);
+  bool in_member = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("[")) in_member = line.starts_with("[[cluster.member]]");
+    if (in_member && line.starts_with("name = \"")) names.push_back(line.substr(8, line.find('"', 8) - 8));
+  }
+  return names;
+}
+
+}  // namespace
+
+// Periodic checkpoints must not change a cluster run: the driver pauses the
+// oracle before flushing the caches, wherever the oracle runs. Every shipped
+// example topology with every member as the coordinator (so also one that
+// is not the oracle's member): without checkpoints, with --checkpoint-every,
+// and resumed from the first checkpoint (the one a late pause spoiled; its
+// content shows it even when the run's own digest happens to survive).
+TEST_CASE("periodic checkpoints leave every layout of the example topologies with the digest of no checkpoints",
+          "[cluster]") {
+  for (const char* example : {"loopback_two_process.toml", "two_hosts.toml"}) {
+    const std::string text = ReadBytes(std::string(ACTORREC_SOURCE_DIR) + "/configs/examples/" + example);
+    const std::vector<std::string> names = MemberNames(text);
+    REQUIRE(names.size() == 2);
+    std::string expected;
+    for (const std::string& coordinator : names) {
+      TempDir dir;
+      WriteBytes(dir.File("topology.toml"), ExampleOnLoopback(text, dir.File("out"), coordinator));
+      const std::string ck = dir.File("ck");
+      for (const std::string& how : std::vector<std::string>{"plain", "checkpoints", "resumed"}) {
+        CAPTURE(example, coordinator, how);
+        if (how == "resumed") WriteBytes(ck + "/LATEST", "batch-6\n");  // 6 and 12 (the end) were saved
+        std::vector<std::unique_ptr<ChildProcess>> procs;
+        for (const std::string& name : names) {
+          std::vector<std::string> argv = {ActorrecBinary(), "node", "--config", dir.File("topology.toml"), "--member",
+                                           name};
+          if (how == "checkpoints") argv.insert(argv.end(), {"--checkpoint-dir", ck, "--checkpoint-every", "6"});
+          if (how == "resumed") argv.insert(argv.end(), {"--resume", ck});
+          procs.push_back(std::make_unique<ChildProcess>(argv, dir.File(how + "-" + name + ".log")));
+        }
+        for (size_t i = 0; i < procs.size(); ++i) {
+          const int code = ExitCodeOrStacks(*procs[i], 120s).value_or(-1);
+          INFO("log of " << names[i] << ":\n" << procs[i]->Log());
+          REQUIRE(code == 0);
+        }
+        if (how == "checkpoints") REQUIRE(ReadBytes(ck + "/LATEST") == "batch-12\n");
+        const std::string digest = DigestIn(ReadBytes(dir.File("out") + "/metrics.jsonl"));
+        REQUIRE(digest.size() == 16);
+        if (expected.empty()) expected = digest;
+        CHECK(digest == expected);
+      }
+    }
   }
 }
