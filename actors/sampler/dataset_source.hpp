@@ -28,7 +28,9 @@ Result<std::unique_ptr<data::SampleReader>> OpenDatasetSplit(const config::Confi
 // The samples of `epoch` of `split` in the order the sampler streams them:
 // for actorrec dataset files the deterministic epoch order (shuffled from
 // run.seed unless dataset.shuffle = false, batches of training.batch_size);
-// every other source is read in its own order each epoch.
+// every other source is read in its own order each epoch. A generated
+// epoch keeps no Bayes-AUC record (training never asks for one; the reader
+// of OpenDatasetSplit does), so streaming it costs no memory per sample.
 Result<std::unique_ptr<data::SampleReader>> OpenEpoch(const config::Config& cfg, Split split, uint32_t epoch);
 
 // The generator options the config describes for `split` (exposed for
