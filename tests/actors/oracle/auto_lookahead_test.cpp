@@ -86,8 +86,8 @@ Workload Surge(uint64_t seed) {
 }  // namespace
 
 TEST_CASE("auto lookahead ends its window early where later batches need more slots, and goes on", "[oracle]") {
-  const uint32_t trainers = GENERATE(1u, 2u, 3u);
-  const uint64_t seed = GENERATE(1u, 2u);
+  // Seeds whose calm start allows L > 1 (else there is nothing to lower).
+  const auto [trainers, seed] = GENERATE(table<uint32_t, uint64_t>({{1, 1}, {1, 2}, {2, 1}, {2, 2}, {3, 2}}));
   CAPTURE(trainers, seed);
   const Workload w = Surge(seed);
   PlannerOptions options = Options(1);

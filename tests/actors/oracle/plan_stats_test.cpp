@@ -77,7 +77,10 @@ TEST_CASE("plan stats count what the trainers' plans hold", "[oracle]") {
   REQUIRE_THAT(json, Catch::StartsWith("{\"batches\":40,\"occupancy_last\":"));
   REQUIRE_THAT(json, Catch::Contains("\"unique_rows\":" + std::to_string(expect.unique) + ","));
   REQUIRE_THAT(json, Catch::Contains("\"critical_bytes\":" + std::to_string(96 * expect.critical) + ","));
-  REQUIRE_THAT(json, Catch::EndsWith("\"eviction_bytes\":" + std::to_string(96 * expect.evictions) + "}"));
+  REQUIRE_THAT(json, Catch::Contains("\"eviction_bytes\":" + std::to_string(96 * expect.evictions) + ","));
+  REQUIRE_THAT(json, Catch::EndsWith("\"trainer_occupancy_peak\":" + std::to_string(trainer_peak) +
+                                     ",\"lookahead_last\":" + std::to_string(batch_plans.back().lookahead) +
+                                     ",\"windows_ended\":0}"));
   REQUIRE(json.find('\n') == std::string::npos);
   REQUIRE_THAT(stats.Summary(), Catch::StartsWith("40 batches: "));
 }
