@@ -218,6 +218,7 @@ Status DirectPlanner::PlanNext(BatchPlan* plan) {
   }
 
   plan->occupancy = held_ + needed;
+  for (uint32_t w = 0; w < W; ++w) plan->trainers[w].occupancy = held_ + shared + privates[w];
   // After the last batch every resident row goes back to its shard.
   if (last) {
     for (uint32_t s = 0; s < resident_slots_; ++s) {

@@ -1,9 +1,11 @@
 // DirectPlanner: the plans of the modes without lookahead (ARCHITECTURE §8),
 // in the lookahead planner's format, so that the actor pipeline (and a
 // cluster) runs the baselines a user compares against:
-//   ideal       every row resident in every trainer for the whole run;
+//   ideal       every row resident in every trainer for the whole run (it
+//               alone ignores training.cache_rows: it holds every row);
 //   static_hot  a fixed set of hot rows resident, every other row fetched
-//               for the batch that uses it;
+//               for the batch that uses it; hot rows + staging =
+//               training.cache_rows (trainer/run_parts.hpp's HotRows);
 //   no_cache    nothing resident, every row fetched for its batch.
 //
 // Plan of batch b:

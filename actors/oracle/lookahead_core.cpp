@@ -418,7 +418,7 @@ TableEntries EntriesOf(const Record& record, uint32_t* slots, uint32_t t, bool a
 }  // namespace
 
 LookaheadCore::LookaheadCore(const PlannerOptions& options, std::vector<uint32_t> owned, uint32_t lookahead,
-                             bool bounded)
+                             bool bounded, bool may_flush)
     : trainers_(options.trainers),
       vectorized_(UseAvx512(options.kernel)),
       all_shared_(!options.private_rows),
@@ -430,13 +430,17 @@ LookaheadCore::LookaheadCore(const PlannerOptions& options, std::vector<uint32_t
       table_base_(TableBases(options, owned_)),
       state_(table_base_.back()),
       records_(size_t{lookahead} + 1),
+      may_flush_(may_flush),
       private_misses_(trainers_),
       load_(trainers_),
       quota_(trainers_),
       next_group_(trainers_),
       own_prefetch_(trainers_),
-      own_rows_(trainers_) {
+      own_rows_(trainers_),
+      trainer_occupancy_(trainers_),
+      flush_private_(trainers_) {
   ACTORREC_ASSERT(lookahead >= 1, "the core plans with a lookahead of at least 1");
+  ACTORREC_ASSERT(!may_flush || (bounded && owned_.size() == 1), "a flush needs a bounded core of one partition");
   for (uint32_t p : owned_) {
     const Partition& part = options.partitions[p];
     part_tables_.push_back(part.tables);
@@ -444,6 +448,8 @@ LookaheadCore::LookaheadCore(const PlannerOptions& options, std::vector<uint32_t
     owned_tables_.insert(owned_tables_.end(), part.tables.begin(), part.tables.end());
     pools_.emplace_back(FirstSlot(options, p), bounded ? part.capacity : UINT32_MAX - FirstSlot(options, p),
                         lookahead);
+    unused_.emplace_back(size_t{lookahead + 1} * trainers_, 0);
+    unused_sum_.emplace_back(trainers_, 0);
   }
   std::sort(owned_tables_.begin(), owned_tables_.end());
   for (Record& r : records_) {
@@ -565,7 +571,7 @@ void LookaheadCore::Push(const BatchRows& rows) {
 }
 
 Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
-  ACTORREC_ASSERT(planned_ < pushed_, "plan only pushed batches");
+  ACTORREC_ASSERT(planned_ < pushed_ && !flushed_, "plan only pushed batches, and none after a flush");
   const uint64_t b = planned_;
   Record& record = RecordOf(b);
   if (plan != nullptr) {
@@ -575,12 +581,6 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
     plan->trainers.resize(trainers_);
     fill_.Reset(trainers_);
     plan->batch = first_batch_ + static_cast<int64_t>(b);
-    plan->lookahead = lookahead_;
-    // Before the first L + 1 batches nothing this run evicted needs waiting
-    // for; first_batch − 1 is then the barrier, whose write-backs the
-    // checkpoint the run started from already holds.
-    const int64_t barrier = static_cast<int64_t>(b) - lookahead_ - 1;
-    plan->barrier = first_batch_ + (barrier >= 0 ? barrier : -1);
   }
   // What later batches and earlier plans told this record: which rows are
   // used again, and the slots of the cached rows.
@@ -615,12 +615,14 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
     __builtin_prefetch(h + kRecordPrefetch);  // from DRAM too
     slots[h->pos] = h->slot;
   }
-  uint32_t occupancy = 0;
+  occupancy_ = 0;
+  std::fill(trainer_occupancy_.begin(), trainer_occupancy_.end(), 0);
   for (size_t i = 0; i < owned_.size(); ++i) {
-    if (Status s = PlanPartition(i, b, record, plan, &occupancy); !s.ok()) return s;
+    if (Status s = PlanPartition(i, b, record, plan); !s.ok()) return s;
   }
-  // Rows used again keep their slot (they are shared, so it was set above).
-  for (uint32_t a = 1; a <= later; ++a) {
+  // Rows used again keep their slot (they are shared, so it was set above);
+  // after a flush none is.
+  for (uint32_t a = 1; a <= later && !flushed_; ++a) {
     BoundedList<Handover>& to = RecordOf(b + a).handovers;
     Handover* out = to.end;
     for (auto [l, end] = run(a); l != end; ++l) {
@@ -631,7 +633,16 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
     to.end = out;
   }
   if (plan != nullptr) {
-    plan->occupancy = occupancy;
+    // Before the first L + 1 batches nothing this run evicted needs waiting
+    // for; first_batch − 1 is then the barrier, whose write-backs the
+    // checkpoint the run started from already holds. A flush looked at no
+    // later batch: lookahead 0, barrier b − 1.
+    const uint32_t window = flushed_ ? 0 : lookahead_;
+    plan->lookahead = window;
+    const int64_t barrier = static_cast<int64_t>(b) - window - 1;
+    plan->barrier = first_batch_ + (barrier >= 0 ? barrier : -1);
+    plan->occupancy = occupancy_;
+    for (uint32_t w = 0; w < trainers_; ++w) plan->trainers[w].occupancy = trainer_occupancy_[w];
     plan->prefetch.resize(fill_.prefetch);
     plan->critical.resize(fill_.critical);
     plan->delayed.resize(fill_.delayed);
@@ -646,18 +657,16 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
   return Status::Ok();
 }
 
-Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchPlan* plan, uint32_t* occupancy) {
+Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchPlan* plan) {
   SlotPool& pool = pools_[i];
   pool.BeginBatch(b);
-  const uint32_t in_use_before = pool.in_use();
+  uint32_t in_use_before = pool.in_use();
   uint32_t rows = 0;
   for (uint32_t t : part_tables_[i]) rows += record.table_end[t] - record.table_begin[t];
   PassCounts counts;
   bool short_of_slots = false;
-  std::fill(private_misses_.begin(), private_misses_.end(), 0);
-  std::fill(load_.begin(), load_.end(), 0);
+  uint32_t retired = 0, group = 0;
   retired_.resize(rows);
-  uint32_t retired = 0;
 
   // Pass 1: classify the rows, give shared misses their slots, retire the
   // slots of rows not used again (private misses retire their group below).
@@ -668,16 +677,42 @@ Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchP
     short_of_slots |= !pool.Take(&slots[k]);
   };
   const OwnerLists own{load_.data(), private_misses_.data(), nullptr, nullptr, nullptr, nullptr};
-  for (uint32_t t : part_tables_[i]) {
-    Classify(vectorized_, EntriesOf(record, slots, t, all_shared_, all_critical_), own, &counts, retired_.data(),
-             &retired, take);
-  }
-  const uint32_t group = *std::max_element(private_misses_.begin(), private_misses_.end());
-  group_.clear();
-  for (uint32_t g = 0; g < group && !short_of_slots; ++g) {
-    uint32_t slot = 0;
-    short_of_slots = !pool.Take(&slot);
-    group_.push_back(slot);
+  auto classify = [&] {
+    counts = PassCounts{};
+    short_of_slots = false;
+    retired = 0;
+    std::fill(private_misses_.begin(), private_misses_.end(), 0);
+    std::fill(load_.begin(), load_.end(), 0);
+    for (uint32_t t : part_tables_[i]) {
+      Classify(vectorized_, EntriesOf(record, slots, t, all_shared_, all_critical_), own, &counts, retired_.data(),
+               &retired, take);
+    }
+    group = *std::max_element(private_misses_.begin(), private_misses_.end());
+    group_.clear();
+    for (uint32_t g = 0; g < group && !short_of_slots; ++g) {
+      uint32_t slot = 0;
+      short_of_slots = !pool.Take(&slot);
+      group_.push_back(slot);
+    }
+  };
+  classify();
+  inherited_.clear();
+  if (may_flush_ && (short_of_slots || !NextFlushFits(i, b, pool.in_use() - pool.quarantined()))) {
+    // End the window at b: no later batch is looked at (the links' marks
+    // go), every slot not holding a row is free (barrier b − 1), and pass 1
+    // runs again on that.
+    flushed_ = true;
+    for (uint32_t t : part_tables_[i]) {
+      for (uint32_t k = record.table_begin[t]; k < record.table_end[t]; ++k) {
+        record.flags[k] &= static_cast<uint8_t>(~(kHasNext | kNextAdjacent));
+      }
+    }
+    CollectHeld(i, b, record);
+    pool.KeepOnly(held_);
+    std::fill(unused_[i].begin(), unused_[i].end(), 0);
+    std::fill(unused_sum_[i].begin(), unused_sum_[i].end(), 0);
+    in_use_before = pool.in_use();
+    classify();
   }
   if (short_of_slots) {
     const uint64_t needed = uint64_t{in_use_before} + counts.shared_misses + group;
@@ -689,10 +724,68 @@ Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchP
   }
   pool.Retire(b, retired_.data(), retired);
   pool.Retire(b, group_.data(), group);
-  *occupancy += pool.in_use();
+  for (const RowSlot& r : inherited_) pool.Retire(b, &r.slot, 1);
+  const uint32_t in_use = pool.in_use();
+  occupancy_ += in_use;
+  // Group slot g of b is trainer w's only when w has more than g private
+  // misses; the others leave it empty until it leaves quarantine.
+  uint32_t* const unused = unused_[i].data() + (b % records_.size()) * trainers_;
+  uint32_t* const unused_sum = unused_sum_[i].data();
+  for (uint32_t w = 0; w < trainers_; ++w) {
+    unused_sum[w] = unused_sum[w] - unused[w] + (group - private_misses_[w]);
+    unused[w] = group - private_misses_[w];
+    trainer_occupancy_[w] += in_use - unused_sum[w];
+  }
   if (plan == nullptr) return Status::Ok();
   EmitLists(i, b, record, counts, plan);
   return Status::Ok();
+}
+
+bool LookaheadCore::NextFlushFits(size_t i, uint64_t b, uint32_t held) {
+  if (pushed_ <= b + 1) return true;  // b is the last batch
+  const Record& next = RecordOf(b + 1);
+  const uint32_t capacity = pools_[i].capacity();
+  uint32_t entries = 0;
+  for (uint32_t t : part_tables_[i]) entries += next.table_end[t] - next.table_begin[t];
+  if (uint64_t{held} + entries <= capacity) return true;  // even every entry a miss of its own slot fits
+  // b+1's misses as a flush places them: shared ones a slot each, private
+  // ones (no later batch is looked at) packed by trainer.
+  uint32_t shared = 0;
+  std::fill(flush_private_.begin(), flush_private_.end(), 0);
+  for (uint32_t t : part_tables_[i]) {
+    for (uint32_t k = next.table_begin[t]; k < next.table_end[t]; ++k) {
+      const uint8_t f = next.flags[k];
+      if (f & kCached) continue;
+      if ((f & kShared) || all_shared_) {
+        ++shared;
+      } else {
+        ++flush_private_[next.owners[k]];
+      }
+    }
+  }
+  const uint32_t group = *std::max_element(flush_private_.begin(), flush_private_.end());
+  return uint64_t{held} + shared + group <= capacity;
+}
+
+void LookaheadCore::CollectHeld(size_t i, uint64_t b, const Record& record) {
+  held_.clear();
+  for (uint32_t t : part_tables_[i]) {
+    for (uint32_t k = record.table_begin[t]; k < record.table_end[t]; ++k) {
+      if (record.flags[k] & kCached) held_.push_back(slots_[k]);
+    }
+  }
+  // A row cached now that b does not use has handed its slot over to the
+  // record of its next use, a later batch of the window.
+  for (uint64_t j = b + 1; j < pushed_; ++j) {
+    const Record& later = RecordOf(j);
+    for (const Handover* h = later.handovers.begin(); h != later.handovers.end; ++h) {
+      for (uint32_t t : part_tables_[i]) {
+        if (h->pos < later.table_begin[t] || h->pos >= later.table_end[t]) continue;
+        inherited_.push_back({t, later.rows[h->pos], h->slot});
+        held_.push_back(h->slot);
+      }
+    }
+  }
 }
 
 void LookaheadCore::EmitLists(size_t i, uint64_t b, Record& record, const PassCounts& counts, BatchPlan* plan) {
@@ -711,7 +804,8 @@ void LookaheadCore::EmitLists(size_t i, uint64_t b, Record& record, const PassCo
   SharedLists lists{room(plan->prefetch, fill_.prefetch, counts.shared_misses),
                     room(plan->critical, fill_.critical, counts.critical),
                     room(plan->delayed, fill_.delayed, counts.shared - counts.critical),
-                    room(plan->evictions, fill_.evictions, counts.shared_evictions + (private_rows - private_misses)),
+                    room(plan->evictions, fill_.evictions,
+                         counts.shared_evictions + (private_rows - private_misses) + uint32_t(inherited_.size())),
                     nullptr};
   for (uint32_t w = 0; w < trainers_; ++w) {
     BatchPlan::Own& own = plan->trainers[w];
@@ -722,8 +816,9 @@ void LookaheadCore::EmitLists(size_t i, uint64_t b, Record& record, const PassCo
   // The writers of the shared evictions, in entry order: the next trainer
   // in turn, from one that rotates with the batch, that has write-backs to
   // give (SetWriterQuotas).
-  SetWriterQuotas(b, counts.shared_evictions);
-  writers_.resize(counts.shared_evictions);
+  const uint32_t shared_evictions = counts.shared_evictions + static_cast<uint32_t>(inherited_.size());
+  SetWriterQuotas(b, shared_evictions);
+  writers_.resize(shared_evictions);
   uint32_t writer = static_cast<uint32_t>(b % trainers_);
   for (uint32_t& w : writers_) {
     while (quota_[writer] == 0) writer = writer + 1 == trainers_ ? 0 : writer + 1;
@@ -737,6 +832,8 @@ void LookaheadCore::EmitLists(size_t i, uint64_t b, Record& record, const PassCo
   for (uint32_t t : part_tables_[i]) {
     Emit(vectorized_, EntriesOf(record, slots_.data(), t, all_shared_, all_critical_), own, &lists);
   }
+  // A flush's inherited rows, after the batch's own, with the writers left.
+  for (const RowSlot& r : inherited_) *lists.evictions++ = {r.table, r.row, r.slot, *lists.writers++};
   fill_.prefetch = static_cast<uint32_t>(lists.prefetch - plan->prefetch.data());
   fill_.critical = static_cast<uint32_t>(lists.critical - plan->critical.data());
   fill_.delayed = static_cast<uint32_t>(lists.delayed - plan->delayed.data());

@@ -51,6 +51,21 @@
 //      which planning j reads. Lists are appended and read in order, so
 //      they stream, where the per-row state, hundreds of MB, misses.
 //
+// Ending the window early (a flush; cores made with may_flush, one
+// partition). When batch b does not fit, or planning it with L would leave
+// b+1 no way to fit even as a flush, b is planned as the last batch of the
+// core's run: lookahead 0, barrier b − 1, every cached row evicted after it
+// (the rows b does not use too), so the next batch starts from empty caches
+// and may be planned by a new core (first_batch b + 1) with another L.
+// Why it is safe: a row fetched after b was written back after b or
+// earlier, and every later barrier is >= b; the barrier b − 1 of b itself
+// covers every slot b reuses, so the flush frees the whole quarantine. Why
+// it always fits when the previous batch was planned here: b's slots are
+// the rows held while b − 1 ran plus b's misses (shared ones one slot each,
+// private ones packed), which planning b − 1 checked against the capacity.
+// And it is rare: the check fails only when planning b+1 with L would fail
+// too, since that needs those same slots plus its quarantine.
+//
 // Thread-safety: none; one thread owns a core.
 #pragma once
 
@@ -74,8 +89,11 @@ class LookaheadCore {
  public:
   // Plans the partitions `owned` of `options`. `bounded` false: slots never
   // run out and only the peak occupancy matters (the auto-L probe).
+  // `may_flush`: a batch that does not fit ends the window instead of
+  // failing (above); only for a bounded core of one partition.
   // REQUIRES: Validate(options).ok(), lookahead >= 1.
-  LookaheadCore(const PlannerOptions& options, std::vector<uint32_t> owned, uint32_t lookahead, bool bounded);
+  LookaheadCore(const PlannerOptions& options, std::vector<uint32_t> owned, uint32_t lookahead, bool bounded,
+                bool may_flush = false);
 
   LookaheadCore(const LookaheadCore&) = delete;
   LookaheadCore& operator=(const LookaheadCore&) = delete;
@@ -87,6 +105,8 @@ class LookaheadCore {
   uint64_t pushed() const { return pushed_; }
   uint64_t planned() const { return planned_; }
   bool WindowFull() const { return pushed_ - planned_ == uint64_t{lookahead_} + 1; }
+  // The last PlanNext ended the window (a flush): the core plans no more.
+  bool flushed() const { return flushed_; }
 
   // Adds the next batch to the window.
   // REQUIRES: !WindowFull(); rows has the options' shape, rows below the
@@ -187,10 +207,19 @@ class LookaheadCore {
   Record& RecordOf(uint64_t b) { return records_[b % records_.size()]; }
 
   // Plans partition owned_[i] of batch b, appending its lists to *plan
-  // when there is one; adds its occupancy to *occupancy.
-  Status PlanPartition(size_t i, uint64_t b, Record& record, BatchPlan* plan, uint32_t* occupancy);
+  // when there is one; adds its occupancy to occupancy_ and
+  // trainer_occupancy_. With may_flush_, ends the window at b (flushed_)
+  // when b or b+1 would not fit otherwise.
+  Status PlanPartition(size_t i, uint64_t b, Record& record, BatchPlan* plan);
+  // Whether batch b+1, planned as a flush, fits partition owned_[i] when
+  // `held` slots hold rows while b runs.
+  bool NextFlushFits(size_t i, uint64_t b, uint32_t held);
+  // The flush of b: the rows cached while b runs that b does not use (each
+  // handed over to a later record) into inherited_, and every slot that
+  // holds a row into held_.
+  void CollectHeld(size_t i, uint64_t b, const Record& record);
   // PlanPartition's second pass: the lists, from the flags and the counts
-  // of the first.
+  // of the first (and the inherited rows a flush evicts).
   void EmitLists(size_t i, uint64_t b, Record& record, const PassCounts& counts, BatchPlan* plan);
   // Shares out `shared` write-backs over the trainers on top of load_.
   void SetWriterQuotas(uint64_t b, uint32_t shared);
@@ -210,8 +239,15 @@ class LookaheadCore {
   ZeroedArray<RowState> state_;                     // untouched rows cost no memory
   std::vector<Record> records_;                     // L + 1, by batch mod L + 1
   std::vector<SlotPool> pools_;                     // per owned partition
+  const bool may_flush_;
+  bool flushed_ = false;
   uint64_t pushed_ = 0;
   uint64_t planned_ = 0;
+  // Per owned partition, the group slots a trainer leaves empty (its
+  // private misses fewer than the group's): per batch of the quarantine
+  // window, [(b mod (L + 1)) · W + w], and their sum per trainer. A
+  // trainer's own occupancy is the partition's minus that sum.
+  std::vector<std::vector<uint32_t>> unused_, unused_sum_;
 
   // Scratch of PlanNext, kept for its capacity.
   std::vector<uint32_t> slots_;           // per entry of the batch being planned: its slot
@@ -224,6 +260,11 @@ class LookaheadCore {
   std::vector<uint32_t> writers_;         // the writers of the shared evictions, in entry order
   std::vector<Link*> link_ends_;          // Push's scratch: per ring index, the end of its links
   std::vector<RowSlot*> own_prefetch_, own_rows_;  // per trainer: write cursors into its lists
+  uint32_t occupancy_ = 0;                   // slots of the owned partitions in use during the batch
+  std::vector<uint32_t> trainer_occupancy_;  // per trainer: of them, its own
+  std::vector<uint32_t> flush_private_;      // NextFlushFits: per trainer, private misses
+  std::vector<RowSlot> inherited_;           // a flush: cached rows the batch does not use
+  std::vector<uint32_t> held_;               // a flush: slots that hold rows
 
   // Rows written so far to each list of the plan being built.
   struct Fill {

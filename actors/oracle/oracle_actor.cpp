@@ -11,6 +11,7 @@
 #include "actors/oracle/plan_stats.hpp"
 #include "actors/oracle/direct_planner.hpp"
 #include "actors/oracle/planner.hpp"
+#include "base/logging.hpp"
 #include "messages/batch_codec.hpp"
 #include "messages/plan_codec.hpp"
 
@@ -28,7 +29,7 @@ struct OracleState {
   bool requested = false;           // a credit is out at the sampler
   bool data_ended = false;
   bool end_sent = false;
-  bool reported = false;            // the lookahead report went to the driver
+  std::string reported;             // the lookahead report the driver has (it grows when a window ends early)
   bool failed = false;
   BatchPlan plan;                   // reused
   PlanStats stats;                  // of every plan sent
@@ -82,9 +83,12 @@ void Pump(Self self) {
     if (b > st.args.hold || b >= slowest + st.args.plans_ahead) break;
     if (Status s = st.planner->PlanNext(&st.plan); !s.ok()) return FailCapacity(self, s);
     st.stats.Add(st.plan);
-    if (!st.reported) {
-      st.reported = true;
-      self->send(st.args.driver, report_atom::value, st.planner->lookahead_report());
+    if (st.reported != st.planner->lookahead_report()) {
+      if (!st.reported.empty()) {
+        spdlog::warn("oracle: {}", st.planner->lookahead_report().substr(st.reported.size() + 2));
+      }
+      st.reported = st.planner->lookahead_report();
+      self->send(st.args.driver, report_atom::value, st.reported);
     }
     SendPlan(self, st.pending.front());
     st.pending.pop_front();

@@ -9,8 +9,9 @@
 //   "lookahead"        L the batch was planned with
 //   "barrier"          max(first_batch − 1, b − L − 1): write-backs of batches <= barrier
 //                      are acknowledged before this prefetch is served
-//   "occupancy"        slots held in w's cache while b runs (quarantined
-//                      slots included), <= the capacity
+//   "occupancy"        slots held in w's own cache while b runs (quarantined
+//                      slots included; not the private slots of others it
+//                      leaves empty), <= the capacity
 //   "prefetch"         [[table, row, slot], …] shared misses, fetched by all
 //   "privatePrefetch"  [[table, row, slot], …] misses only w fetches
 //   "features"         [{"table": t, "uniqueSlots": [s, …], "inverse": [u, …],

@@ -27,6 +27,7 @@ BatchPlan MergePlans(const std::vector<BatchPlan>& parts) {
       append(out.trainers[w].private_prefetch, p.trainers[w].private_prefetch);
       append(out.trainers[w].private_rows, p.trainers[w].private_rows);
       append(out.trainers[w].features, p.trainers[w].features);
+      out.trainers[w].occupancy += p.trainers[w].occupancy;
     }
     out.occupancy += p.occupancy;
   }

@@ -50,6 +50,9 @@ void PlanStats::Add(const BatchPlan& plan) {
   last_ = b;
   occupancy_last_ = plan.occupancy;
   occupancy_peak_ = std::max(occupancy_peak_, plan.occupancy);
+  for (const BatchPlan::Own& own : plan.trainers) trainer_occupancy_peak_ = std::max(trainer_occupancy_peak_, own.occupancy);
+  windows_ended_ += batches_ > 0 && plan.lookahead < lookahead_last_;
+  lookahead_last_ = plan.lookahead;
   ++batches_;
 }
 
@@ -86,6 +89,9 @@ std::string PlanStats::ToJson() const {
   } bytes[] = {{"fetched_bytes", t.fetched},   {"private_bytes", t.private_rows}, {"critical_bytes", t.critical},
                {"delayed_bytes", t.delayed}, {"eviction_bytes", t.evictions}};
   for (const auto& b : bytes) Field(b.name, std::to_string(b.rows * bytes_per_row_), &out);
+  Field("trainer_occupancy_peak", std::to_string(trainer_occupancy_peak_), &out);
+  Field("lookahead_last", std::to_string(lookahead_last_), &out);
+  Field("windows_ended", std::to_string(windows_ended_), &out);
   out.push_back('}');
   return out;
 }
@@ -113,7 +119,15 @@ std::string PlanStats::Summary() const {
       .append(std::to_string(occupancy_last_))
       .append(" (peak ")
       .append(std::to_string(occupancy_peak_))
+      .append("; one trainer's peak ")
+      .append(std::to_string(trainer_occupancy_peak_))
       .append(")");
+  if (windows_ended_ > 0) {
+    s.append("; the lookahead window ended early ")
+        .append(std::to_string(windows_ended_))
+        .append(" time(s), lookahead now ")
+        .append(std::to_string(lookahead_last_));
+  }
   return s;
 }
 

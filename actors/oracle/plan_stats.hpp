@@ -54,8 +54,15 @@ class PlanStats {
   const Totals& totals() const { return totals_; }
   // The last batch's own figures (zero before the first Add).
   const Totals& last() const { return last_; }
+  // Slots in use in the index space every cache shares (BatchPlan::occupancy).
   uint32_t occupancy_last() const { return occupancy_last_; }
   uint32_t occupancy_peak() const { return occupancy_peak_; }
+  // The most slots one trainer's own cache held (BatchPlan::Own::occupancy).
+  uint32_t trainer_occupancy_peak() const { return trainer_occupancy_peak_; }
+  // The last batch's lookahead, and how often it fell from one batch to the
+  // next: an automatic L that ended its window early (Planner).
+  uint32_t lookahead_last() const { return lookahead_last_; }
+  uint32_t windows_ended() const { return windows_ended_; }
   uint64_t bytes_per_row() const { return bytes_per_row_; }
 
   // Share of unique rows served from the cache (hits / unique), over every
@@ -77,6 +84,9 @@ class PlanStats {
   Totals totals_, last_;
   uint32_t occupancy_last_ = 0;
   uint32_t occupancy_peak_ = 0;
+  uint32_t trainer_occupancy_peak_ = 0;
+  uint32_t lookahead_last_ = 0;
+  uint32_t windows_ended_ = 0;
 };
 
 }  // namespace actorrec::oracle

@@ -67,12 +67,39 @@ Status Planner::Finish() {
 }
 
 Status Planner::RunProbe() {
-  Result<LookaheadChoice> choice = ChooseLookahead(options_, probe_);
-  if (!choice.ok()) return choice.status();
-  core_ = std::make_unique<LookaheadCore>(options_, owned_, choice->lookahead, /*bounded=*/true);
-  report_ = choice->report;
+  PlannerOptions from = options_;
+  from.first_batch = next_batch();
+  Result<LookaheadChoice> choice = ChooseLookahead(from, probe_);
+  if (!choice.ok()) {
+    if (windows_ended_ == 0) return choice.status();
+    return Status::InvalidArgument("from batch " + std::to_string(from.first_batch) + ": " + choice.status().message());
+  }
+  // A flush needs the whole slot space of the one partition in hand.
+  const bool may_flush = owned_.size() == 1 && options_.partitions.size() == 1;
+  core_ = std::make_unique<LookaheadCore>(from, owned_, choice->lookahead, /*bounded=*/true, may_flush);
+  if (windows_ended_ == 0) {
+    report_ = choice->report;
+  } else {
+    report_ += "; from batch " + std::to_string(from.first_batch) + ": " + choice->report;
+  }
   Refill();
   return Status::Ok();
+}
+
+Status Planner::EndWindow() {
+  const uint64_t last = next_batch() - 1;
+  report_ += "; batch " + std::to_string(last) + " ended the window (lookahead 0, every cached row written back): " +
+             std::to_string(options_.partitions[0].capacity) + " slots could not go on with lookahead " +
+             std::to_string(core_->lookahead());
+  planned_before_ += core_->planned();
+  core_.reset();
+  ++windows_ended_;
+  while (!window_.empty()) {
+    probe_.push_front(std::move(window_.back()));
+    window_.pop_back();
+  }
+  // At the end of the data no Push will fill the probe: probe what is left.
+  return finished_ && !probe_.empty() ? RunProbe() : Status::Ok();
 }
 
 void Planner::Refill() {
@@ -93,11 +120,12 @@ Status Planner::PlanNext(BatchPlan* plan) {
   if (Status s = core_->PlanNext(&window_.front(), plan); !s.ok()) return s;
   spare_ = std::move(window_.front());
   window_.pop_front();
+  if (core_->flushed()) return EndWindow();
   Refill();
   return Status::Ok();
 }
 
-bool Planner::Done() const { return finished_ && core_ && window_.empty() && probe_.empty(); }
+bool Planner::Done() const { return finished_ && window_.empty() && probe_.empty(); }
 
 std::optional<int64_t> Planner::CachedUntil(uint32_t table, data::RowId row) const {
   if (!core_) return std::nullopt;

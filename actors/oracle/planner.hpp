@@ -35,6 +35,14 @@
 //  - Split by table: PlannerOptions::owned; oracles split this way merge to
 //    the single oracle's plans and, probing every partition, agree on
 //    auto-L (the largest L that fits all partitions, i.e. the minimum).
+//  - Auto-L chooses from the first batches; a later batch may need more
+//    slots. With one partition, owned whole, the window then ends early
+//    (LookaheadCore's flush: the batch before the one that would not fit is
+//    planned with lookahead 0, barrier b − 1, and evicts every cached row),
+//    and the batches after it are probed and planned again from empty
+//    caches, as from a checkpoint (first_batch = the next batch): the run
+//    goes on with the L that fits them. lookahead_report() says where.
+//    With a given L, or split partitions, such a batch fails the run.
 #pragma once
 
 #include <cstdint>
@@ -97,7 +105,9 @@ class Planner final : public PlanMaker {
   BatchRows RecycledRows() override { return std::move(spare_); }
 
   // Batches planned so far.
-  uint64_t planned() const { return core_ ? core_->planned() : 0; }
+  uint64_t planned() const { return planned_before_ + (core_ ? core_->planned() : 0); }
+  // Windows ended early so far (flushes: an automatic L re-chosen after each).
+  uint32_t windows_ended() const { return windows_ended_; }
   // The batch number the next PlanNext plans: first_batch + planned().
   uint64_t next_batch() const override { return options_.first_batch + planned(); }
 
@@ -106,8 +116,11 @@ class Planner final : public PlanMaker {
 
  private:
   Status CheckShape(const BatchRows& rows) const;
-  // Chooses L from probe_ (auto-L) and starts the core.
+  // Chooses L from probe_ (auto-L) and starts a core at batch next_batch().
   Status RunProbe();
+  // After a flush: the core is spent; its unplanned batches go back to the
+  // probe, which chooses L again for the batches from next_batch() on.
+  Status EndWindow();
   // Moves batches from probe_ into the core while its window has room.
   void Refill();
 
@@ -118,6 +131,8 @@ class Planner final : public PlanMaker {
   std::deque<BatchRows> probe_;          // not yet pushed to the core
   BatchRows spare_;                      // spent, for RecycledRows
   bool finished_ = false;
+  uint64_t planned_before_ = 0;  // batches planned by cores before core_
+  uint32_t windows_ended_ = 0;
   std::string report_;
 };
 

@@ -47,7 +47,15 @@ class SlotPool {
     q.insert(q.end(), slots, slots + n);
   }
 
+  // Frees every slot but `held`, quarantined ones too: for a batch whose
+  // barrier is b − 1 (every earlier write-back is acknowledged before its
+  // prefetch lands), which ends the window early (LookaheadCore's flush).
+  // Free slots are then handed out in ascending order.
+  void KeepOnly(const std::vector<uint32_t>& held);
+
   uint32_t in_use() const { return fresh_ - static_cast<uint32_t>(free_.size()); }
+  // Of in_use(), the slots in quarantine (retired, not yet released).
+  uint32_t quarantined() const;
   // The most slots ever in use at once (fresh slots are taken only when no
   // freed one is left).
   uint32_t peak() const { return fresh_; }

@@ -54,7 +54,7 @@ struct TrainerPlan {
   std::vector<RowSlot> critical;          // shared, updated in b, read by b + 1
   std::vector<RowSlot> delayed;           // shared, updated in b, not read by b + 1
   std::vector<Eviction> evictions;        // freed after b
-  uint32_t occupancy = 0;                 // slots held while b runs (quarantine included)
+  uint32_t occupancy = 0;                 // slots of this trainer's cache held while b runs (quarantine included)
   bool operator==(const TrainerPlan&) const = default;
 };
 
@@ -66,12 +66,18 @@ struct BatchPlan {
     std::vector<RowSlot> private_prefetch;  // also freed after b, with this trainer as writer
     std::vector<RowSlot> private_rows;
     std::vector<TableFeatures> features;
+    // Slots of this trainer's cache held while b runs, quarantine included:
+    // `occupancy` less the private slots of the other trainers it leaves empty.
+    uint32_t occupancy = 0;
     bool operator==(const Own&) const = default;
   };
 
   int64_t batch = 0;
   uint32_t lookahead = 0;
   int64_t barrier = -1;
+  // Slots in use in the index space every cache shares (the union over
+  // trainers): what must fit training.cache_rows; each trainer's own is in
+  // trainers[w].occupancy.
   uint32_t occupancy = 0;
   std::vector<RowSlot> prefetch;
   std::vector<RowSlot> critical;
@@ -97,7 +103,7 @@ struct BatchPlan {
     p.evictions.reserve(evictions.size() + p.private_prefetch.size());
     p.evictions = evictions;
     for (const RowSlot& r : p.private_prefetch) p.evictions.push_back({r.table, r.row, r.slot, w});
-    p.occupancy = occupancy;
+    p.occupancy = trainers[w].occupancy;
     return p;
   }
 };

@@ -115,9 +115,9 @@ Result<std::unique_ptr<LockstepRun>> LockstepRun::Create(std::unique_ptr<RunPart
 Status LockstepRun::ChooseHotRows(const config::Config& cfg) {
   auto hot = HotRows(cfg);
   if (!hot.ok()) return hot.status();
-  for (size_t i = 0; i < hot->size(); ++i) hot_slot_[(*hot)[i]] = static_cast<uint32_t>(i);
-  resident_slots_ = static_cast<uint32_t>(hot->size());
-  lookahead_report_ = HotRowsReport(hot->size());
+  for (size_t i = 0; i < hot->rows.size(); ++i) hot_slot_[hot->rows[i]] = static_cast<uint32_t>(i);
+  resident_slots_ = static_cast<uint32_t>(hot->rows.size());
+  lookahead_report_ = HotRowsReport(hot->rows.size());
   return Status::Ok();
 }
 

@@ -174,28 +174,73 @@ Result<oracle::PlannerOptions> PlannerOptionsOf(const config::Config& cfg, std::
   return options;
 }
 
-Result<std::vector<uint64_t>> HotRows(const config::Config& cfg) {
+Result<HotSet> HotRows(const config::Config& cfg) {
   BatchSequence::Options seq;
   seq.batch_size = static_cast<uint32_t>(cfg.training.batch_size);
   seq.epochs = 1;
   seq.max_batches = kHotProbeBatches;
   BatchSequence probe([cfg](uint32_t epoch) { return OpenEpoch(cfg, Split::kTrain, epoch); }, seq);
+  const uint32_t trainers = static_cast<uint32_t>(cfg.cluster.TotalTrainers());
   std::unordered_map<uint64_t, uint64_t> counts;
+  // Per probe batch, its distinct rows: the one trainer that touches each,
+  // or kShared when several do.
+  constexpr uint32_t kShared = UINT32_MAX;
+  std::unordered_map<uint64_t, uint32_t> users;
+  std::vector<uint32_t> privates(trainers);
+  uint64_t staging_needed = 0, index = 0, worst = 0;
   data::Batch batch;
   while (true) {
     if (Status st = probe.Next(&batch); !st.ok()) return st;
     if (probe.done()) break;
-    for (size_t t = 0; t < batch.samples.tables.size(); ++t) {
-      for (data::RowId r : batch.samples.tables[t].values) ++counts[uint64_t{t} << 32 | r];
+    users.clear();
+    const uint64_t n = batch.samples.size();
+    for (uint32_t w = 0; w < trainers; ++w) {
+      const size_t begin = n * w / trainers, end = n * (w + 1) / trainers;  // the trainer's slice
+      for (size_t t = 0; t < batch.samples.tables.size(); ++t) {
+        const auto& kjt = batch.samples.tables[t];
+        for (uint32_t p = kjt.offsets[begin]; p < kjt.offsets[end]; ++p) {
+          const uint64_t key = uint64_t{t} << 32 | kjt.values[p];
+          ++counts[key];
+          auto [it, fresh] = users.emplace(key, w);
+          if (!fresh && it->second != w) it->second = kShared;
+        }
+      }
     }
+    // The batch's rows staged as DirectPlanner stages them, none hot: a slot
+    // per shared row, the private rows of different trainers sharing slots.
+    uint64_t shared = 0;
+    std::fill(privates.begin(), privates.end(), 0);
+    for (const auto& [key, user] : users) {
+      if (user == kShared) {
+        ++shared;
+      } else {
+        ++privates[user];
+      }
+    }
+    const uint64_t need = shared + *std::max_element(privates.begin(), privates.end());
+    if (need > staging_needed) {
+      staging_needed = need;
+      worst = index;
+    }
+    ++index;
   }
+  const uint64_t budget = cfg.training.cache_rows;
+  if (staging_needed > budget) {
+    return Status::InvalidArgument("training.cache_rows = " + std::to_string(budget) +
+                                   " is too small for static_hot: batch " + std::to_string(worst) + " alone needs " +
+                                   std::to_string(staging_needed) + " slots per trainer to stage its rows");
+  }
+  // Staging for any batch's rows whether hot or not (a later batch may miss
+  // rows no probe batch did), an eighth more for batches that touch more
+  // rows than the probe's; the rest of the budget holds the hottest rows.
+  HotSet hot;
+  hot.staging = static_cast<uint32_t>(std::min(budget, staging_needed + (staging_needed + 7) / 8));
   std::vector<std::pair<uint64_t, uint64_t>> ranked(counts.begin(), counts.end());
-  const size_t keep = std::min<size_t>(ranked.size(), cfg.training.cache_rows);
+  const size_t keep = std::min<size_t>(ranked.size(), budget - hot.staging);
   std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end(),
                     [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
-  std::vector<uint64_t> hot;
-  for (size_t i = 0; i < keep; ++i) hot.push_back(ranked[i].first);
-  std::sort(hot.begin(), hot.end());
+  for (size_t i = 0; i < keep; ++i) hot.rows.push_back(ranked[i].first);
+  std::sort(hot.rows.begin(), hot.rows.end());
   return hot;
 }
 
@@ -208,7 +253,6 @@ uint64_t CacheSlotsOf(const config::Config& cfg, const std::vector<uint64_t>& ta
   const uint64_t cache_rows = static_cast<uint64_t>(cfg.training.cache_rows);
   switch (cfg.training.mode) {
     case config::Mode::kIdeal: return oracle::TotalRows(table_rows);
-    case config::Mode::kStaticHot: return 2 * cache_rows;
     default: return cache_rows;
   }
 }
@@ -254,9 +298,10 @@ Result<oracle::DirectOptions> DirectOptionsOf(const config::Config& cfg, std::ve
       auto hot = HotRows(cfg);
       if (!hot.ok()) return hot.status();
       options.resident = Resident::kListed;
-      options.listed = std::move(hot).value();
+      options.listed = std::move(hot->rows);
+      options.staging = hot->staging;
       options.report = HotRowsReport(options.listed.size()) + "; other rows staged in " +
-                       std::to_string(options.staging) + " slots for their batch";
+                       std::to_string(options.staging) + " slots for their batch (together training.cache_rows)";
       break;
     }
     case config::Mode::kNoCache:

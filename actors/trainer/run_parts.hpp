@@ -50,27 +50,36 @@ struct ShardUsage {
 Result<oracle::PlannerOptions> PlannerOptionsOf(const config::Config& cfg, std::vector<uint64_t> table_rows,
                                                 uint64_t first_batch);
 
-// static_hot's resident rows: the training.cache_rows most used rows of the
-// first kHotProbeBatches batches (ties: the smaller (table, row)), as a
-// static cache is filled from a profiling pass; keys (table << 32 | row),
-// ascending. Both drivers give the i-th of them slot i.
+// static_hot's cache: `staging` slots for a batch's rows that are not hot
+// (enough for every row of any of the first kHotProbeBatches batches, hot
+// or not, as DirectPlanner stages them, plus an eighth), and the rest of
+// training.cache_rows for the most used rows of those batches (ties: the
+// smaller (table, row)), resident, as a static cache is filled from a
+// profiling pass: hot + staging = training.cache_rows, the budget of every
+// other mode but ideal. A later batch that needs more staging fails naming
+// training.cache_rows. `rows`: keys (table << 32 | row), ascending; both
+// drivers give the i-th of them slot i. InvalidArgument naming
+// training.cache_rows when a probe batch's rows alone do not fit.
 inline constexpr uint64_t kHotProbeBatches = 64;
-Result<std::vector<uint64_t>> HotRows(const config::Config& cfg);
+struct HotSet {
+  std::vector<uint64_t> rows;
+  uint32_t staging = 0;
+};
+Result<HotSet> HotRows(const config::Config& cfg);
 std::string HotRowsReport(size_t hot_rows);
 
 // The modes without lookahead (ideal, static_hot, no_cache) as the
 // pipeline's oracle plans them (oracle/direct_planner.hpp): ideal keeps
 // every row, static_hot HotRows(cfg), no_cache none; the rows of a batch
-// that are not resident are staged in training.cache_rows slots.
+// that are not resident are staged in the rest of training.cache_rows
+// (ideal: none; it holds every row, whatever cache_rows says).
 // InvalidArgument for the lookahead modes and when ideal's rows are more
 // than a cache can index.
 Result<oracle::DirectOptions> DirectOptionsOf(const config::Config& cfg, std::vector<uint64_t> table_rows,
                                               uint64_t first_batch);
 bool IsDirectMode(config::Mode mode);
-// The slots every trainer's cache needs in a run of `cfg`: training.cache_rows
-// in the lookahead modes; in the direct modes what DirectOptionsOf would
-// make (for static_hot, without choosing the hot rows: at most cache_rows of
-// them plus cache_rows staging).
+// The slots every trainer's cache needs in a run of `cfg`: training.cache_rows,
+// but for ideal, which holds every row.
 uint64_t CacheSlotsOf(const config::Config& cfg, const std::vector<uint64_t>& table_rows);
 
 // A trainer's dense parameters, hashed.

@@ -4,6 +4,8 @@
 
 #include <cctype>
 #include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -105,6 +107,26 @@ cache_rows = )" + std::to_string(cache_rows) + R"(
   return path;
 }
 
+std::smatch Match(const std::string& line, const std::string& pattern) {
+  std::smatch m;
+  std::regex_search(line, m, std::regex(pattern));
+  return m;
+}
+
+// Every integer inside every match of `pattern`'s first group, e.g. the
+// values of each "uniqueSlots" array.
+std::vector<long long> Numbers(const std::string& line, const std::string& pattern) {
+  std::vector<long long> out;
+  const std::regex re(pattern);
+  for (auto it = std::sregex_iterator(line.begin(), line.end(), re); it != std::sregex_iterator(); ++it) {
+    std::stringstream list((*it)[1].str());
+    for (std::string n; std::getline(list, n, ',');) {
+      if (!n.empty()) out.push_back(std::stoll(n));
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> Lines(const std::string& path) {
   std::ifstream in(path);
   std::vector<std::string> lines;
@@ -174,12 +196,23 @@ TEST_CASE("plan writes the direct modes' plans as the oracle actor makes them", 
                                    : "\"lookahead\":0,\"barrier\":" + std::to_string(b - 1) + ",";
     CHECK_THAT(lines[i], Catch::Contains(window));
     CHECK_THAT(lines[i], Catch::Contains("\"delayed\":[]"));
+    // static_hot and no_cache keep to training.cache_rows (4096) like the
+    // lookahead modes, the hot rows and a batch's staging together; ideal
+    // holds every row (50 + 3000 + 20000 slots) by definition.
+    if (mode == "ideal") continue;
+    const std::smatch occupancy = Match(lines[i], "\"occupancy\":([0-9]+)");
+    REQUIRE_FALSE(occupancy.empty());
+    CHECK(std::stoll(occupancy[1]) <= 4096);
+    for (long long slot : Numbers(lines[i], "\"uniqueSlots\":\\[([0-9,]*)\\]")) CHECK(slot < 4096);
   }
 }
 
 TEST_CASE("plan with a cache too small names the capacity needed and training.cache_rows", "[cli][plan]") {
   TempDir dir;
-  auto r = Actorrec(dir, {"plan", "--config", Config(dir, 40, "lrpp_delayed"), "--out", dir.File("p.jsonl")});
+  // static_hot too: its hot rows and one batch's staging share the 40 slots.
+  const std::string mode = GENERATE(std::string("lrpp_delayed"), std::string("static_hot"));
+  CAPTURE(mode);
+  auto r = Actorrec(dir, {"plan", "--config", Config(dir, 40, mode), "--out", dir.File("p.jsonl")});
   INFO(r.output);
   REQUIRE(r.code == 2);
   REQUIRE_THAT(r.output, Catch::Contains("needs "));

@@ -2,6 +2,7 @@
 #include "tests/actors/oracle/executor.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -57,9 +58,18 @@ class Executor {
       return errors_;
     }
     for (int64_t b = 0; b < n && o_.check_sets; ++b) CheckSets(b);
+    if (o_.exact_occupancy) CheckOccupancy();
     if (!errors_.empty()) return errors_;
     LandUpTo(-1);
     for (int64_t b = 0; b < n && errors_.empty(); ++b) {
+      // Lazy as far as the plans allow: a barrier of b − 1 (a window ended
+      // early) needs b − 1's delayed syncs and write-backs before b runs.
+      const bool waits_for_previous = o_.lazy && b > 0 && plans_[b][0].barrier >= b - 1;
+      if (waits_for_previous) {
+        Sync(b - 1, /*critical=*/false);
+        WriteBack(b - 1);
+        LandUpTo(b - 1);
+      }
       RunBatch(b);
       Evict(b);
       if (!o_.lazy) {
@@ -68,9 +78,9 @@ class Executor {
         WriteBack(b);
         LandUpTo(b);
       } else {
-        if (b > 0) Sync(b - 1, /*critical=*/false);
+        if (b > 0 && !waits_for_previous) Sync(b - 1, /*critical=*/false);
         Sync(b, /*critical=*/true);
-        if (b > 0) {
+        if (b > 0 && !waits_for_previous) {
           WriteBack(b - 1);
           LandUpTo(b - 1);
         }
@@ -114,19 +124,55 @@ class Executor {
     return keys;
   }
 
-  // The plans' sets against the definitions of ARCHITECTURE §3.
+  // The window of batch b: the options' L, or its plans' own.
+  int64_t LookaheadOf(int64_t b) const {
+    return o_.varying_lookahead && !plans_[b].empty() ? plans_[b][0].lookahead : o_.lookahead;
+  }
+
+  // Each trainer's own slots in use, from the plans: a slot is the
+  // trainer's from the batch whose prefetch (shared or its private) lands a
+  // row in it until the first batch whose barrier covers the batch after
+  // which it was freed (the trainer's evictions name it: shared evictions,
+  // and its private prefetches with itself as writer).
+  void CheckOccupancy() {
+    for (uint32_t w = 0; w < o_.trainers; ++w) {
+      std::map<uint32_t, int64_t> freed_after;  // slot -> batch after which it was freed; -1: live
+      for (size_t j = 0; j < plans_.size(); ++j) {
+        if (plans_[j].size() != o_.trainers) return;
+        const TrainerPlan& p = plans_[j][w];
+        for (auto it = freed_after.begin(); it != freed_after.end();) {
+          it = it->second >= 0 && it->second <= p.barrier ? freed_after.erase(it) : std::next(it);
+        }
+        for (const auto* list : {&p.prefetch, &p.private_prefetch}) {
+          for (const RowSlot& r : *list) freed_after[r.slot] = -1;
+        }
+        if (p.occupancy != freed_after.size()) {
+          Fail("batch " + std::to_string(j) + " trainer " + std::to_string(w) + ": occupancy " +
+               std::to_string(p.occupancy) + ", but the trainer holds " + std::to_string(freed_after.size()) +
+               " slots (quarantine included)");
+        }
+        for (const Eviction& e : p.evictions) freed_after[e.slot] = static_cast<int64_t>(j);
+      }
+    }
+  }
+
+  // The plans' sets against the definitions of ARCHITECTURE §3. Called for
+  // b = 0, 1, … in order: live_ follows which rows the windows keep cached.
   void CheckSets(int64_t b) {
     const auto& plans = plans_[b];
     const std::string at = "batch " + std::to_string(b) + ": ";
-    const int64_t L = o_.lookahead;
+    const int64_t L = LookaheadOf(b);
     if (plans.size() != o_.trainers) return Fail(at + std::to_string(plans.size()) + " plans");
     std::set<Key> missed, privates, shared;
     std::map<Key, uint32_t> writer;
     for (uint32_t w = 0; w < o_.trainers; ++w) {
       const TrainerPlan& p = plans[w];
       const std::string atw = at + "trainer " + std::to_string(w) + ": ";
-      if (p.batch != b || p.trainer != w || p.lookahead != o_.lookahead) Fail(atw + "wrong header");
-      if (p.barrier != std::max<int64_t>(-1, b - L - 1)) Fail(atw + "barrier " + std::to_string(p.barrier));
+      if (p.batch != b || p.trainer != w || p.lookahead != L) Fail(atw + "wrong header");
+      const int64_t barrier = std::max<int64_t>(-1, b - L - 1);
+      if (o_.varying_lookahead ? p.barrier < barrier || p.barrier >= b : p.barrier != barrier) {
+        Fail(atw + "barrier " + std::to_string(p.barrier));
+      }
       if (p.occupancy > o_.capacity) Fail(atw + "occupancy " + std::to_string(p.occupancy) + " above the capacity");
       if (p.prefetch != plans[0].prefetch || p.critical != plans[0].critical || p.delayed != plans[0].delayed) {
         Fail(atw + "shared lists differ from trainer 0's");
@@ -163,20 +209,31 @@ class Executor {
         if (e.writer >= o_.trainers) Fail(atw + "writer out of range");
       }
     }
-    // Misses: exactly the rows of b that no batch of [b−L, b) used.
+    // Misses: exactly the rows of b that are not cached: a row stays cached
+    // after a batch while that batch's window (b+1 … b+L) uses it again;
+    // with one L throughout, the rows no batch of [b−L, b) used.
     std::set<Key> expect_missed, expect_private, expect_evicted, expect_critical, expect_delayed;
     for (const auto& [k, users] : users_[b]) {
-      if (!UsedIn(k, b - L, b - 1)) expect_missed.insert(k);
+      if (live_.insert(k).second) expect_missed.insert(k);
+    }
+    for (auto it = live_.begin(); it != live_.end();) {
+      if (UsedIn(*it, b + 1, b + L)) {
+        ++it;
+      } else {
+        expect_evicted.insert(*it);
+        it = live_.erase(it);
+      }
+    }
+    for (const auto& [k, users] : users_[b]) {
       const bool again = UsedIn(k, b + 1, b + L);
-      if (!again) expect_evicted.insert(k);
       if (o_.private_rows && !again && (users & (users - 1)) == 0) {
         expect_private.insert(k);
       } else {
-        const bool next_reads = users_.size() > static_cast<size_t>(b + 1) && users_[b + 1].count(k);
+        const bool next_reads = L >= 1 && users_.size() > static_cast<size_t>(b + 1) && users_[b + 1].count(k);
         (next_reads || !o_.delayed_sync ? expect_critical : expect_delayed).insert(k);
       }
     }
-    if (missed != expect_missed) Fail(at + "prefetches are not exactly the rows no batch of [b-L, b) used");
+    if (missed != expect_missed) Fail(at + "prefetches are not exactly the rows the windows did not keep cached");
     if (privates != expect_private) Fail(at + "private rows are not exactly the one-trainer rows not used again");
     if (Keys(plans[0].critical) != expect_critical) {
       Fail(at + "critical rows are not exactly the shared rows b+1 reads");
@@ -196,7 +253,7 @@ class Executor {
         if (users_[b].at(k) != (1ull << w)) Fail(at + "private row " + Name(k) + " written back by another trainer");
       }
     }
-    if (evicted != expect_evicted) Fail(at + "evictions are not exactly the rows no batch of b+1 … b+L uses");
+    if (evicted != expect_evicted) Fail(at + "evictions are not exactly the cached rows no batch of b+1 … b+L uses");
     // Write-backs spread evenly within each partition: the busiest trainer
     // has no more than its private rows force or an even share.
     for (const auto& [partition, loads] : load) {
@@ -321,7 +378,7 @@ class Executor {
       }
       // TTLs are exact: what stays is used again within the window.
       for (const auto& [k, slot] : where_[w]) {
-        if (o_.exact_ttl && caches_[w][slot].landed <= b && !UsedIn(k, b + 1, b + o_.lookahead)) {
+        if (o_.exact_ttl && caches_[w][slot].landed <= b && !UsedIn(k, b + 1, b + LookaheadOf(b))) {
           Fail("trainer " + std::to_string(w) + " keeps " + Name(k) + " after batch " + std::to_string(b) +
                " though the window does not use it");
         }
@@ -371,6 +428,7 @@ class Executor {
   std::vector<std::unordered_map<Key, uint32_t>> where_;  // per trainer: live row -> slot
   std::unordered_map<Key, uint32_t> truth_, store_;
   std::vector<bool> landed_;
+  std::set<Key> live_;  // CheckSets: the rows cached after the batches checked so far
   std::vector<std::string> errors_;
 };
 

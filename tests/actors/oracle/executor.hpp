@@ -13,7 +13,8 @@
 //    before it is used);
 //  - lazy: delayed syncs of b wait until b+1 has run (just before b+1's
 //    critical sync), and the write-backs of b, and so the prefetches whose
-//    barrier is b, wait with them.
+//    barrier is b, wait with them; unless b+1's own barrier is b (a window
+//    ended early), which has them done before b+1 runs.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,11 @@ namespace actorrec::oracle::testing {
 struct ExecutorOptions {
   uint32_t trainers = 1;
   uint32_t lookahead = 1;
+  // true: each batch's window is its plans' own lookahead (an automatic L
+  // lowered mid-run), and `lookahead` is ignored. A row is then cached at b
+  // when every plan since its previous use looked as far as b, and the
+  // barrier may be later than b − L − 1, never earlier.
+  bool varying_lookahead = false;
   uint32_t capacity = 0;                                   // slots of each trainer's cache
   std::vector<std::pair<uint32_t, uint32_t>> table_slots;  // per table: its partition's [first, end)
   bool lazy = false;
@@ -44,6 +50,11 @@ struct ExecutorOptions {
   // false: only the dynamic checks (reads, slots, syncs, write-backs), so
   // that the executor's own tests can show those catch what they must.
   bool check_sets = true;
+  // Each plan's occupancy is exactly its trainer's own slots in use: the
+  // slots the trainer has fetched a row into and not yet seen released (a
+  // slot freed after batch e is released for the first batch whose barrier
+  // is >= e), counted from the plans alone.
+  bool exact_occupancy = true;
 };
 
 // Runs plans[b][w] on `batches` (global batches; trainer w's slice is

@@ -28,7 +28,7 @@ TEST_CASE("plan stats count what the trainers' plans hold", "[oracle]") {
 
   PlanStats stats(/*bytes_per_row=*/96);
   PlanStats::Totals expect;
-  uint32_t peak = 0;
+  uint32_t peak = 0, trainer_peak = 0;
   for (size_t b = 0; b < batch_plans.size(); ++b) {
     stats.Add(batch_plans[b]);
     // Independently: the distinct rows of the trainers' features are the
@@ -56,13 +56,17 @@ TEST_CASE("plan stats count what the trainers' plans hold", "[oracle]") {
     expect.critical += p0.critical.size();
     expect.delayed += p0.delayed.size();
     expect.evictions += evicted.size();
-    peak = std::max(peak, p0.occupancy);
+    // The shared slot space's occupancy, and each trainer's own (its line's).
+    peak = std::max(peak, batch_plans[b].occupancy);
+    for (const TrainerPlan& p : (*plans)[b]) trainer_peak = std::max(trainer_peak, p.occupancy);
     REQUIRE(stats.last().unique == unique.size());
-    REQUIRE(stats.occupancy_last() == p0.occupancy);
+    REQUIRE(stats.occupancy_last() == batch_plans[b].occupancy);
   }
   REQUIRE(stats.batches() == w.batches.size());
   REQUIRE(stats.totals() == expect);
   REQUIRE(stats.occupancy_peak() == peak);
+  REQUIRE(stats.trainer_occupancy_peak() == trainer_peak);
+  REQUIRE(stats.windows_ended() == 0);
   if (!private_rows) REQUIRE(stats.totals().private_rows == 0);
   REQUIRE(stats.HitShare() > 0.2);  // Zipf 1.2 over small tables: much reuse
   REQUIRE(stats.HitShare() < 1.0);
@@ -73,7 +77,10 @@ TEST_CASE("plan stats count what the trainers' plans hold", "[oracle]") {
   REQUIRE_THAT(json, Catch::StartsWith("{\"batches\":40,\"occupancy_last\":"));
   REQUIRE_THAT(json, Catch::Contains("\"unique_rows\":" + std::to_string(expect.unique) + ","));
   REQUIRE_THAT(json, Catch::Contains("\"critical_bytes\":" + std::to_string(96 * expect.critical) + ","));
-  REQUIRE_THAT(json, Catch::EndsWith("\"eviction_bytes\":" + std::to_string(96 * expect.evictions) + "}"));
+  REQUIRE_THAT(json, Catch::Contains("\"eviction_bytes\":" + std::to_string(96 * expect.evictions) + ","));
+  REQUIRE_THAT(json, Catch::EndsWith("\"trainer_occupancy_peak\":" + std::to_string(trainer_peak) +
+                                     ",\"lookahead_last\":" + std::to_string(batch_plans.back().lookahead) +
+                                     ",\"windows_ended\":0}"));
   REQUIRE(json.find('\n') == std::string::npos);
   REQUIRE_THAT(stats.Summary(), Catch::StartsWith("40 batches: "));
 }

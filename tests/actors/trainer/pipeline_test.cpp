@@ -145,6 +145,26 @@ TEST_CASE("the pipeline pauses for evaluation and scores like the lockstep run",
   }
 }
 
+TEST_CASE("an automatic L that ends its window early runs on the pipeline, equal to the lockstep run",
+          "[trainer][pipeline]") {
+  // The case of equivalence_test: L = 7 from the first 130 batches, the
+  // window ended once later (the flush batch evicts every cached row and
+  // its barrier is b − 1), then L = 6.
+  Case c;
+  c.batches = 300;
+  c.trainers = 4;
+  c.sparse = "adagrad";
+  c.mode = "lrpp_delayed";
+  c.lookahead = 0;
+  c.cache_rows = 420;
+  const config::Config cfg = config::ParseConfig(ConfigText(c), "pipeline.toml");
+  int batches = 0;
+  const uint64_t reference = TrainLockstep(cfg, &batches);
+  const PipelineResult got = TrainPipeline(cfg);
+  CHECK(got.batches == batches);
+  CHECK(got.digest == reference);
+}
+
 TEST_CASE("a cache too small stops the pipeline with the config key", "[trainer][pipeline]") {
   Case c;
   c.mode = "lrpp";
