@@ -28,7 +28,8 @@ using namespace actorrec;
 constexpr const char* kExitCodes =
     "Exit codes: 0 done; 1 error (see the log); 2 bad command line or config; 3 a cluster member was lost;\n"
     "4 refused by the coordinator (secret, config or build differ); 5 members missing after\n"
-    "cluster.join_timeout_ms; 6 the subcommand is not built yet.";
+    "cluster.join_timeout_ms; 6 the subcommand is not built yet; 7 training diverged (a non-finite loss;\n"
+    "no checkpoint of its parameters is written, the last good one is kept).";
 
 // Loads --config, or the embedded default when none is given. Prints every
 // problem of an invalid file and returns false.

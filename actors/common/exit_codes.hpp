@@ -12,6 +12,7 @@ inline constexpr int kExitPeerLost = 3;     // a member of the cluster died
 inline constexpr int kExitRefused = 4;      // the coordinator refused to admit us
 inline constexpr int kExitJoinTimeout = 5;  // members missing after cluster.join_timeout_ms
 inline constexpr int kExitNotBuilt = 6;     // the subcommand is not built yet
+inline constexpr int kExitDiverged = 7;     // training stopped at a non-finite loss (NaN or infinity)
 
 // The process's exit code, decided by whichever actor ends the run first.
 class Outcome {

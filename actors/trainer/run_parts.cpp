@@ -27,6 +27,7 @@ Result<std::unique_ptr<RunParts>> RunParts::Create(const config::Config& cfg) {
     if (!reader.ok()) return reader.status();
     parts->schema = (*reader)->schema();
   }
+  if (Status st = CheckSchema(cfg, parts->schema); !st.ok()) return st;
   const uint32_t T = static_cast<uint32_t>(parts->schema.num_tables());
   for (const auto& t : parts->schema.tables) parts->table_rows.push_back(t.rows);
   parts->spec = models::SpecOf(cfg.model, static_cast<uint32_t>(parts->schema.num_dense()), T);
@@ -67,12 +68,17 @@ BatchSequence::Options RunParts::SequenceOptions() const {
   seq.batch_size = static_cast<uint32_t>(cfg.training.batch_size);
   seq.epochs = static_cast<uint32_t>(cfg.training.epochs);
   seq.max_batches = cfg.training.max_batches;
+  seq.source = SourceName(cfg, Split::kTrain);
   return seq;
 }
 
 BatchSequence::SourceFactory RunParts::TrainSource() const {
   const config::Config c = cfg;
-  return [c](uint32_t epoch) { return OpenEpoch(c, Split::kTrain, epoch); };
+  return [c, tally = train_bad_records](uint32_t epoch) -> Result<std::unique_ptr<data::SampleReader>> {
+    auto reader = OpenEpoch(c, Split::kTrain, epoch);
+    if (!reader.ok()) return reader.status();
+    return data::Tallied(std::move(reader).value(), tally);
+  };
 }
 
 RunParts::LatestRows RunParts::EachRow(std::function<Status(uint32_t t, data::RowId r, float* out)> one) const {
