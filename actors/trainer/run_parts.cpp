@@ -4,6 +4,8 @@
 #include <cstring>
 #include <unordered_map>
 
+#include <spdlog/spdlog.h>
+
 #include "actors/oracle/batch_rows.hpp"
 #include "actors/sampler/dataset_source.hpp"
 #include "data/gen/synthetic_generator.hpp"
@@ -140,6 +142,11 @@ Result<EvalReport> RunParts::Evaluate(uint64_t max_samples, const LatestRows& la
     }
     seen += n;
   }
+  // The eval split's readers skip under the same policy: say what, and
+  // refuse to score nothing (an AUC of no samples is no figure).
+  const data::BadRecords& bad = (*reader)->bad_records();
+  if (seen == 0) return data::NoSamples(SourceName(cfg, Split::kEval), bad);
+  if (bad.skipped > 0) spdlog::warn("evaluation split {}: {}", SourceName(cfg, Split::kEval), data::DescribeSkipped(bad));
   EvalReport report;
   report.samples = seen;
   report.auc = metrics.auc();

@@ -40,6 +40,7 @@ top_mlp = [8, 1]
 [dataset]
 source = "criteo_tsv"
 path = ")") + path + R"("
+eval_path = ")" + path + R"("
 on_bad_record = "skip"
 categorical = "hash"
 hash_rows = 97
@@ -77,6 +78,9 @@ TEST_CASE("train and data stats on Criteo TSV with skipped lines report the coun
   CHECK_THAT(train.output, Catch::Contains("summary: 4 batches, 101 samples"));
   CHECK_THAT(train.output, Catch::Contains("skipped 99 bad record(s) (on_bad_record = \"skip\"):\n  99  wrong column count"));
   CHECK_THAT(train.output, Catch::Contains("first: " + std::string("day_0:3: wrong column count")));
+  // The evaluation split (the same file here) is read under the same policy.
+  CHECK_THAT(train.output, Catch::Contains("evaluation split day_0: skipped 99 bad record(s)"));
+  CHECK_THAT(train.output, Catch::Contains("eval final after 4 batches: AUC "));
   const std::string metrics = ReadBytes(dir.File("runs/bad/metrics.jsonl"));
   CHECK_THAT(metrics, Catch::Contains("\"bad_records\":{\"skipped\":99,\"by_reason\":{\"wrong column count\":99}}"));
   CheckJsonLines(metrics);
