@@ -22,6 +22,13 @@ struct BadRecords {
   uint64_t skipped = 0;
   std::map<std::string, uint64_t> by_reason;  // e.g. "wrong column count" -> 3
   std::string first;                          // the first skipped record's full message
+
+  // Adds `more`'s counts; its `first` only while none is kept.
+  void Add(const BadRecords& more) {
+    skipped += more.skipped;
+    for (const auto& [reason, n] : more.by_reason) by_reason[reason] += n;
+    if (first.empty()) first = more.first;
+  }
 };
 
 class SampleReader {

@@ -31,7 +31,8 @@ constexpr const char* kExitCodes =
     "Exit codes: 0 done; 1 error (see the log); 2 bad command line or config; 3 a cluster member was lost;\n"
     "4 refused by the coordinator (secret, config or build differ); 5 members missing after\n"
     "cluster.join_timeout_ms; 6 the subcommand is not built yet; 7 out of memory (a size in the config or data\n"
-    "needs more memory than the process could get).";
+    "needs more memory than the process could get); 8 training diverged (a non-finite loss; no checkpoint of\n"
+    "its parameters is written, the last good one is kept).";
 
 // Loads --config, or the embedded default when none is given. Prints every
 // problem of an invalid file and returns false.

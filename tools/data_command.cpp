@@ -10,6 +10,7 @@
 #include "actors/common/exit_codes.hpp"
 #include "actors/sampler/dataset_source.hpp"
 #include "configs/config.hpp"
+#include "data/bad_record_tally.hpp"
 #include "data/format/convert.hpp"
 #include "data/format/dataset_file_reader.hpp"
 #include "data/gen/synthetic_generator.hpp"
@@ -41,12 +42,6 @@ bool Load(const std::string& path, config::Config* cfg) {
   }
 }
 
-void PrintBadRecords(const data::BadRecords& bad) {
-  if (bad.skipped == 0) return;
-  std::cout << "skipped " << bad.skipped << " bad record(s) (on_bad_record = \"skip\"):\n";
-  for (const auto& [reason, count] : bad.by_reason) std::cout << "  " << count << "  " << reason << "\n";
-  std::cout << "  first: " << bad.first << "\n";
-}
 
 // Streams `split` of the configured dataset into an actorrec dataset file.
 int ConvertTo(const config::Config& cfg, Split split, const std::string& out, bool show_bayes_auc) {
@@ -57,7 +52,9 @@ int ConvertTo(const config::Config& cfg, Split split, const std::string& out, bo
   }
   const auto parent = std::filesystem::path(out).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
-  auto report = data::format::Convert(**reader, out);
+  data::format::ConvertOptions options;
+  options.source_name = SourceName(cfg, split);
+  auto report = data::format::Convert(**reader, out, options);
   if (!report.ok()) {
     std::cerr << "actorrec data: " << report.status().message() << "\n";
     return kExitFailure;
@@ -67,7 +64,7 @@ int ConvertTo(const config::Config& cfg, Split split, const std::string& out, bo
             << " tables, " << (**reader).schema().num_dense() << " dense features, " << mb << " MB in "
             << report->seconds << " s (" << (report->seconds > 0 ? report->samples / report->seconds : 0)
             << " samples/s)\n";
-  PrintBadRecords(report->bad_records);
+  std::cout << data::DescribeSkipped(report->bad_records);
   if (show_bayes_auc) {
     if (auto* gen = dynamic_cast<data::gen::SyntheticGenerator*>(reader->get())) {
       const double auc = gen->BayesAuc();
@@ -111,6 +108,13 @@ int Stats(const DataFlags& flags, const config::Config* cfg, Split split) {
   auto stats = data::stats::ComputeStats(*reader, options);
   if (!stats.ok()) {
     std::cerr << "actorrec data stats: " << stats.status().message() << "\n";
+    return kExitFailure;
+  }
+  // Skipped records change every figure below: say so first.
+  std::cout << data::DescribeSkipped(reader->bad_records());
+  if (stats->samples == 0) {
+    const std::string source = cfg != nullptr ? SourceName(*cfg, split) : flags.dataset_file;
+    std::cerr << "actorrec data stats: " << data::NoSamples(source, reader->bad_records()).message() << "\n";
     return kExitFailure;
   }
   std::cout << data::stats::FormatTable(*stats);

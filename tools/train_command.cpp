@@ -22,6 +22,8 @@
 #include "actors/trainer/pipeline_run.hpp"
 #include "base/byte_units.hpp"
 #include "base/digest.hpp"
+#include "base/json_number.hpp"
+#include "data/bad_record_tally.hpp"
 
 namespace actorrec {
 namespace {
@@ -116,6 +118,7 @@ class Run {
   virtual uint32_t shards() const = 0;
   virtual const data::DatasetSchema& schema() const = 0;
   virtual uint64_t row_bytes() const = 0;
+  virtual data::BadRecords skipped_records() const = 0;
   virtual Result<std::vector<trainer::ShardUsage>> ShardUsages() = 0;
   // The oracle actor's statistics of its plans; NotSupported without one.
   virtual Result<trainer::PipelineRun::PlanReport> OracleStats() = 0;
@@ -151,6 +154,7 @@ class RunOf final : public Run {
   uint32_t shards() const override { return run_->shards(); }
   const data::DatasetSchema& schema() const override { return run_->schema(); }
   uint64_t row_bytes() const override { return run_->row_bytes(); }
+  data::BadRecords skipped_records() const override { return run_->skipped_records(); }
   Result<std::vector<trainer::ShardUsage>> ShardUsages() override { return run_->ShardUsages(); }
   Result<trainer::PipelineRun::PlanReport> OracleStats() override {
     if constexpr (std::is_same_v<R, trainer::PipelineRun>) {
@@ -256,11 +260,24 @@ std::string PhaseJson(const Totals& t, double per_batch_ms) {
   return j.str();
 }
 
+// Skipped records by reason: {"skipped":N,"by_reason":{"reason":n,...}}.
+// Reasons are the readers' own short literals (no quotes or control bytes).
+std::string BadRecordsJson(const data::BadRecords& bad) {
+  std::string j = "{\"skipped\":" + std::to_string(bad.skipped) + ",\"by_reason\":{";
+  bool first = true;
+  for (const auto& [reason, count] : bad.by_reason) {
+    j += (first ? "\"" : ",\"") + reason + "\":" + std::to_string(count);
+    first = false;
+  }
+  return j + "}}";
+}
+
 std::string EvalJson(uint64_t batches, const trainer::EvalReport& e) {
   std::ostringstream j;
   j << std::setprecision(9) << "{\"event\":\"eval\",\"batches\":" << batches << ",\"samples\":" << e.samples
-    << ",\"auc\":" << e.auc << ",\"log_loss\":" << e.log_loss << ",\"accuracy\":" << e.accuracy;
-  if (!std::isnan(e.bayes_auc)) j << ",\"bayes_auc\":" << e.bayes_auc;
+    << ",\"auc\":" << JsonNum{e.auc} << ",\"log_loss\":" << JsonNum{e.log_loss}
+    << ",\"accuracy\":" << JsonNum{e.accuracy};
+  if (!std::isnan(e.bayes_auc)) j << ",\"bayes_auc\":" << JsonNum{e.bayes_auc};
   j << "}";
   return j.str();
 }
@@ -379,12 +396,27 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
       break;
     }
     if (!*more) break;
+    if (!std::isfinite(step.loss_sum)) {
+      // Diverged (a learning rate too high, say): every later batch and any
+      // checkpoint from here on would hold NaN parameters. Stop before the
+      // checkpoint below, so the last one written stays the last good one.
+      err << (tty ? "\n" : "") << "actorrec train: the loss of batch " << step.batch << " of epoch " << step.epoch
+          << " is " << (std::isnan(step.loss_sum) ? "NaN" : "infinite")
+          << ": training diverged (optimizer.dense_lr or sparse_lr too high?); stopped without a checkpoint of these "
+             "parameters";
+      if (!options.checkpoint_dir.empty()) err << " (the last good one in " << options.checkpoint_dir << " is kept)";
+      err << "\n";
+      metrics.Line() << "{\"event\":\"diverged\",\"epoch\":" << step.epoch << ",\"batch\":" << step.batch << "}\n";
+      code = kExitDiverged;
+      break;
+    }
     if (totals.batches == 0 && !run.lookahead_report().empty()) out << run.lookahead_report() << "\n";
     totals.Add(step);
     window_loss += step.loss_sum;
     window_samples += step.samples;
     metrics.Line() << "{\"event\":\"batch\",\"epoch\":" << step.epoch << ",\"batch\":" << step.batch
-            << ",\"samples\":" << step.samples << ",\"loss\":" << step.loss_sum / std::max<uint64_t>(1, step.samples)
+            << ",\"samples\":" << step.samples
+            << ",\"loss\":" << JsonNum{step.loss_sum / std::max<uint64_t>(1, step.samples)}
             << ",\"unique_rows\":" << step.unique_rows << ",\"missed_rows\":" << step.missed_rows
             << ",\"fetched_rows\":" << step.fetched_rows << ",\"written_rows\":" << step.written_rows
             << ",\"critical_rows\":" << step.synced_critical << ",\"delayed_rows\":" << step.synced_delayed
@@ -499,6 +531,8 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
       err << "actorrec train: " << stats.status().message() << "\n";
     }
   }
+  const data::BadRecords skipped = run.skipped_records();
+  out << data::DescribeSkipped(skipped);
   out << "  metrics: " << metrics_path << "\n" << std::defaultfloat;
   uint64_t digest = 0;
   if (code == kExitOk && !interrupted) {
@@ -516,6 +550,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
           << ",\"fetched_bytes_per_batch\":" << totals.fetched * run.row_bytes() / b
           << ",\"written_bytes_per_batch\":" << totals.written * run.row_bytes() / b
           << ",\"synced_bytes_per_batch\":" << (totals.critical + totals.delayed) * run.row_bytes() / b
+          << ",\"bad_records\":" << BadRecordsJson(skipped)
           << ",\"parameter_digest\":\"" << Hex64(digest) << "\"}\n";
   if (metrics.opened() || (code == kExitOk && !interrupted)) metrics.Line() << ending.str();
   spdlog::info("train finished in {:.1f} s", std::chrono::duration<double>(Clock::now() - started).count());

@@ -19,6 +19,9 @@ inline constexpr int kExitNotBuilt = 6;     // the subcommand is not built yet
 // cannot fit the machine are refused before anything starts (exit 2); this
 // is what is left, e.g. a limit (ulimit -v, a container) below the machine.
 inline constexpr int kExitNoMemory = 7;
+// Training stopped at a non-finite loss (NaN or infinity); no checkpoint of
+// those parameters is written, the last good one is kept.
+inline constexpr int kExitDiverged = 8;
 
 // The exit code of a command that stops on `status`, the same in every
 // subcommand: damaged bytes, the operating system or a peer failing are an

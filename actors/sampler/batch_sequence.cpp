@@ -1,6 +1,8 @@
 // Epochs and batches over a sample stream.
 #include "actors/sampler/batch_sequence.hpp"
 
+#include "data/bad_record_tally.hpp"
+
 namespace actorrec {
 
 BatchSequence::BatchSequence(SourceFactory factory, Options options)
@@ -48,6 +50,10 @@ Status BatchSequence::Next(data::Batch* out) {
     }
     if (auto st = Fill(options_.batch_size, &out->samples); !st.ok()) return st;
     if (out->samples.empty()) {  // end of this epoch
+      if (pos_.batch == 0) {
+        const Status none = data::NoSamples(options_.source, reader_->bad_records());
+        return Status::InvalidArgument("epoch " + std::to_string(pos_.epoch) + ": " + none.message());
+      }
       reader_.reset();
       ++pos_.epoch;
       pos_.batch = 0;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "base/status.hpp"
 #include "data/batches/batch.hpp"
@@ -36,12 +37,17 @@ class BatchSequence {
     uint32_t epochs = 1;
     uint64_t max_batches = 0;  // over all epochs; 0 = no limit
     BatchPosition start;       // restart point
+    // What the samples are ("data/train.txt"), for the error of an epoch
+    // without a single sample.
+    std::string source = "the training data";
   };
 
   BatchSequence(SourceFactory factory, Options options);
 
   // The next global batch in order, or Ok with done() true at the end. The
   // last batch of an epoch may be smaller than batch_size (kept, not dropped).
+  // An epoch without a sample is an error naming the source and, when the
+  // reader skipped every record, how many and why (nothing trains on it).
   Status Next(data::Batch* out);
 
   bool done() const { return done_; }

@@ -57,14 +57,11 @@ Result<std::unique_ptr<data::readers::TextFormat>> TextFormatOf(const config::Da
 }
 
 // Loads the saved mapping, or builds it from the training file and saves it.
+// A saved mapping must be the one this config and this training file would
+// build: one from other data maps nearly every value to the rare row.
 Result<std::shared_ptr<const data::readers::CategoricalMapping>> MappingOf(const config::DatasetConfig& ds,
                                                                             data::readers::TextFormat* format) {
   namespace r = data::readers;
-  if (std::filesystem::exists(ds.mapping_file)) {
-    auto loaded = r::CategoricalMapping::Load(ds.mapping_file);
-    if (!loaded.ok()) return loaded.status();
-    return std::make_shared<const r::CategoricalMapping>(std::move(loaded.value()));
-  }
   std::vector<r::TableMappingSpec> specs;
   for (const auto& name : format->table_names()) {
     r::TableMappingSpec spec;
@@ -73,6 +70,18 @@ Result<std::shared_ptr<const data::readers::CategoricalMapping>> MappingOf(const
     spec.hash_rows = ds.hash_rows;
     spec.min_count = ds.min_count;
     specs.push_back(spec);
+  }
+  if (std::filesystem::exists(ds.mapping_file)) {
+    auto loaded = r::CategoricalMapping::Load(ds.mapping_file);
+    if (!loaded.ok()) return loaded.status();
+    auto files = r::IdentifyFiles({ds.path});
+    if (!files.ok()) return files.status();
+    if (Status st = loaded->CheckBuiltFrom(specs, *files); !st.ok()) {
+      return Status::InvalidArgument("dataset.mapping_file " + ds.mapping_file +
+                                     " does not fit this dataset: " + st.message() + ". Delete it to rebuild it "
+                                     "from dataset.path, or point dataset.mapping_file at another file");
+    }
+    return std::make_shared<const r::CategoricalMapping>(std::move(loaded.value()));
   }
   auto built = r::BuildMapping({ds.path}, format, std::move(specs), PolicyOf(ds));
   if (!built.ok()) return built.status();
@@ -101,6 +110,22 @@ BagLength BagOf(const config::GeneratorConfig& g) {
 }  // namespace
 
 const char* SplitName(Split split) { return split == Split::kTrain ? "train" : "eval"; }
+
+std::string SourceName(const config::Config& cfg, Split split) {
+  if (cfg.dataset.source == "generated") return "the generated data";
+  return split == Split::kTrain ? cfg.dataset.path : cfg.dataset.eval_path;
+}
+
+Status CheckSchema(const config::Config& cfg, const data::DatasetSchema& schema) {
+  const auto& ds = cfg.dataset;
+  if (schema.num_dense() == static_cast<size_t>(ds.dense_features)) return Status::Ok();
+  const std::string data = SourceName(cfg, Split::kTrain);
+  return Status::InvalidArgument("dataset.dense_features is " + std::to_string(ds.dense_features) + ", but " + data +
+                                 " (source = \"" + ds.source + "\") has " + std::to_string(schema.num_dense()) +
+                                 " dense features: set dataset.dense_features = " +
+                                 std::to_string(schema.num_dense()) + (cfg.path.empty() ? "" : " in " + cfg.path) +
+                                 " (the model's input width follows from it)");
+}
 
 Result<data::gen::GeneratorOptions> GeneratorOptionsOf(const config::Config& cfg, Split split) {
   const auto& ds = cfg.dataset;
@@ -166,7 +191,7 @@ Result<std::unique_ptr<data::SampleReader>> OpenSplit(const config::Config& cfg,
   auto path = SplitPath(ds, split);
   if (!path.ok()) return path.status();
   if (ds.source == "actorrec") {
-    auto file = data::format::DatasetFileReader::Open(*path);
+    auto file = data::format::DatasetFileReader::Open(*path, PolicyOf(ds));
     if (!file.ok()) return file.status();
     return ReaderPtr(std::move(file.value()));
   }

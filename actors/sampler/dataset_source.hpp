@@ -33,6 +33,17 @@ Result<std::unique_ptr<data::SampleReader>> OpenDatasetSplit(const config::Confi
 // of OpenDatasetSplit does), so streaming it costs no memory per sample.
 Result<std::unique_ptr<data::SampleReader>> OpenEpoch(const config::Config& cfg, Split split, uint32_t epoch);
 
+// What `split` reads, for messages: its file (dataset.path or eval_path),
+// or "the generated data".
+std::string SourceName(const config::Config& cfg, Split split);
+
+// Whether the samples' schema is the one the config describes:
+// dataset.dense_features must equal the data's dense columns, since the
+// model's input width follows from it (a file's own schema silently taking
+// over would train another model than the config says). The error names
+// both values and the file.
+Status CheckSchema(const config::Config& cfg, const data::DatasetSchema& schema);
+
 // The generator options the config describes for `split` (exposed for
 // `actorrec data gen` and tests).
 Result<data::gen::GeneratorOptions> GeneratorOptionsOf(const config::Config& cfg, Split split);

@@ -13,6 +13,7 @@
 #include "base/atomic_file.hpp"
 #include "base/digest.hpp"
 #include "base/safetensors.hpp"
+#include "data/sample_values.hpp"
 
 namespace actorrec::trainer {
 namespace {
@@ -141,6 +142,13 @@ uint64_t ParseNumber(const std::map<std::string, std::string>& meta, const std::
 
 Status SaveRunCheckpoint(const RunParts& parts, const std::string& dir_given, const RunPosition& position,
                          const ShardWriter& write_shard) {
+  // A diverged run's parameters are no checkpoint: refused before anything
+  // is written, so the last good checkpoint stays the latest.
+  const std::span<const float> dense = parts.trainers[0]->model().params();
+  if (data::FirstNonFinite(dense.data(), dense.size()) >= 0) {
+    return Status::InvalidArgument("the dense parameters after batch " + std::to_string(position.batches) +
+                                   " are not all finite (training diverged): no checkpoint written");
+  }
   std::error_code ec;
   // Absolute: the shard files' paths go to actors that may run elsewhere.
   const std::string dir = fs::absolute(dir_given, ec).string();

@@ -84,6 +84,8 @@ class LockstepRun {
   const std::string& lookahead_report() const;
   const data::DatasetSchema& schema() const { return parts_->schema; }
   uint64_t row_bytes() const;
+  // What the training data's readers skipped so far (on_bad_record = "skip").
+  data::BadRecords skipped_records() const { return parts_->train_bad_records->Get(); }
 
  private:
   LockstepRun() = default;

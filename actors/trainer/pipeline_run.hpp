@@ -136,6 +136,9 @@ class PipelineRun {
   std::chrono::steady_clock::time_point started_at() const { return started_at_; }
   const data::DatasetSchema& schema() const { return parts_->schema; }
   uint64_t row_bytes() const { return uint64_t{parts_->row_optimizer->row_floats()} * sizeof(float); }
+  // What the training data's readers skipped so far (on_bad_record =
+  // "skip"); only this process's sampler is counted.
+  data::BadRecords skipped_records() const { return parts_->train_bad_records->Get(); }
 
  private:
   PipelineRun() = default;

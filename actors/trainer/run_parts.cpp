@@ -4,6 +4,8 @@
 #include <cstring>
 #include <unordered_map>
 
+#include <spdlog/spdlog.h>
+
 #include "actors/oracle/batch_rows.hpp"
 #include "actors/sampler/dataset_source.hpp"
 #include "data/gen/synthetic_generator.hpp"
@@ -30,6 +32,7 @@ Result<std::unique_ptr<RunParts>> RunParts::Create(const config::Config& cfg) {
     if (!reader.ok()) return reader.status();
     parts->schema = (*reader)->schema();
   }
+  if (Status st = CheckSchema(cfg, parts->schema); !st.ok()) return st;
   const uint32_t T = static_cast<uint32_t>(parts->schema.num_tables());
   for (const auto& t : parts->schema.tables) parts->table_rows.push_back(t.rows);
   parts->spec = models::SpecOf(cfg.model, static_cast<uint32_t>(parts->schema.num_dense()), T);
@@ -70,12 +73,17 @@ BatchSequence::Options RunParts::SequenceOptions() const {
   seq.batch_size = static_cast<uint32_t>(cfg.training.batch_size);
   seq.epochs = static_cast<uint32_t>(cfg.training.epochs);
   seq.max_batches = cfg.training.max_batches;
+  seq.source = SourceName(cfg, Split::kTrain);
   return seq;
 }
 
 BatchSequence::SourceFactory RunParts::TrainSource() const {
   const config::Config c = cfg;
-  return [c](uint32_t epoch) { return OpenEpoch(c, Split::kTrain, epoch); };
+  return [c, tally = train_bad_records](uint32_t epoch) -> Result<std::unique_ptr<data::SampleReader>> {
+    auto reader = OpenEpoch(c, Split::kTrain, epoch);
+    if (!reader.ok()) return reader.status();
+    return data::Tallied(std::move(reader).value(), tally);
+  };
 }
 
 RunParts::LatestRows RunParts::EachRow(std::function<Status(uint32_t t, data::RowId r, float* out)> one) const {
@@ -137,6 +145,11 @@ Result<EvalReport> RunParts::Evaluate(uint64_t max_samples, const LatestRows& la
     }
     seen += n;
   }
+  // The eval split's readers skip under the same policy: say what, and
+  // refuse to score nothing (an AUC of no samples is no figure).
+  const data::BadRecords& bad = (*reader)->bad_records();
+  if (seen == 0) return data::NoSamples(SourceName(cfg, Split::kEval), bad);
+  if (bad.skipped > 0) spdlog::warn("evaluation split {}: {}", SourceName(cfg, Split::kEval), data::DescribeSkipped(bad));
   EvalReport report;
   report.samples = seen;
   report.auc = metrics.auc();

@@ -17,6 +17,7 @@
 #include "actors/sampler/batch_sequence.hpp"
 #include "actors/trainer/trainer_core.hpp"
 #include "configs/config.hpp"
+#include "data/bad_record_tally.hpp"
 #include "gpu/backend.hpp"
 #include "messages/rows_codec.hpp"
 #include "models/model.hpp"
@@ -98,6 +99,9 @@ struct RunParts {
   std::vector<std::unique_ptr<gpu::Backend>> backends;  // one per trainer
   std::vector<std::unique_ptr<TrainerCore>> trainers;
   std::vector<std::unique_ptr<embedding::ShardStore>> shards;
+  // What the training split's readers skipped (on_bad_record = "skip"),
+  // every epoch's, wherever TrainSource()'s readers run in this process.
+  std::shared_ptr<data::BadRecordTally> train_bad_records = std::make_shared<data::BadRecordTally>();
 
   // InvalidArgument / NotFound naming the config key or file.
   static Result<std::unique_ptr<RunParts>> Create(const config::Config& cfg);

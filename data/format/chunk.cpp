@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "base/digest.hpp"
+#include "data/sample_values.hpp"
 
 namespace actorrec::data::format {
 namespace {
@@ -86,6 +87,23 @@ Status ParseChunk(std::string_view bytes, const HeaderInfo& header, uint64_t ind
   if (!walk.AtEnd()) return Status::Corruption(where() + ": size disagrees with its columns");
   if (!verify) return Status::Ok();
 
+  // Values a model would train to NaN on: the writer refuses them, so only a
+  // file from elsewhere (or an older build) has them. InvalidArgument, not
+  // Corruption: the bytes are as written, the data is bad.
+  const auto sample = [&](uint64_t i) {
+    return where() + ": sample " + std::to_string(index * header.samples_per_chunk + i);
+  };
+  for (uint32_t i = 0; i < m; ++i) {
+    if (!IsLabel(view->labels[i])) {
+      return Status::InvalidArgument(sample(i) + ": unknown label value: label is " + ValueText(view->labels[i]) +
+                                     ", expected 0 or 1");
+    }
+  }
+  if (const long at = FirstNonFinite(view->dense, m * num_dense); at >= 0) {
+    const auto k = static_cast<uint64_t>(at);
+    return Status::InvalidArgument(sample(k / num_dense) + ": non-finite dense value: " +
+                                   header.schema.dense_names[k % num_dense] + " is " + ValueText(view->dense[k]));
+  }
   for (size_t t = 0; t < view->tables.size(); ++t) {
     const ChunkView::Table& table = view->tables[t];
     const TableSchema& schema = header.schema.tables[t];

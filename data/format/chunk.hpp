@@ -34,7 +34,9 @@ void EncodeChunk(const SampleBlock& block, const std::vector<bool>& multi_hot, u
 // bytes (checksum included) are `bytes`, 8-aligned. Bounds are always
 // checked, so the view never points outside `bytes`. With `verify` the
 // content is checked too: the checksum first ("checksum mismatch in chunk 7
-// of FILE"), then offsets and row ids, which lookups downstream trust.
+// of FILE"), then labels (0 or 1) and dense values (finite), an
+// InvalidArgument naming the sample, then offsets and row ids, which lookups
+// downstream trust.
 Status ParseChunk(std::string_view bytes, const HeaderInfo& header, uint64_t index, bool verify,
                   const std::string& path, ChunkView* view);
 

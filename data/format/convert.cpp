@@ -3,6 +3,8 @@
 
 #include <chrono>
 
+#include "data/bad_record_tally.hpp"
+
 namespace actorrec::data::format {
 
 Result<ConvertReport> Convert(SampleReader& source, const std::string& out_path, ConvertOptions options) {
@@ -15,6 +17,7 @@ Result<ConvertReport> Convert(SampleReader& source, const std::string& out_path,
     if (block.empty()) break;
     if (Status s = (*writer)->Append(block); !s.ok()) return s;
   }
+  if ((*writer)->samples() == 0) return NoSamples(options.source_name, source.bad_records());
   ConvertReport report;
   report.samples = (*writer)->samples();
   Result<uint64_t> bytes = (*writer)->Finish();

@@ -17,6 +17,9 @@ struct ConvertOptions {
   // besides the writer's chunk; beyond a few tens of thousands it only costs
   // memory.
   size_t block_samples = 65536;
+  // What `source` reads ("data/train.txt"), for the error when it has no
+  // samples.
+  std::string source_name = "the source";
 };
 
 struct ConvertReport {
@@ -27,7 +30,9 @@ struct ConvertReport {
 };
 
 // Writes all of `source` to `out_path` atomically: on error no file appears
-// there, and the status names the source's file and line or the output.
+// there, and the status names the source's file and line or the output. A
+// source without a single good sample is an error (data/bad_record_tally.hpp
+// NoSamples), not an empty file.
 Result<ConvertReport> Convert(SampleReader& source, const std::string& out_path, ConvertOptions options = {});
 
 }  // namespace actorrec::data::format

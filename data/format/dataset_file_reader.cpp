@@ -31,8 +31,11 @@ Status DatasetFileReader::Next(size_t max_samples, SampleBlock* out) {
       } else if (policy_ == BadRecordPolicy::kFail) {
         return status;
       } else {
+        // Corruption: damaged bytes; InvalidArgument: a label or dense value
+        // no model can train on (ParseChunk).
+        const char* reason = status.code() == Status::Code::kCorruption ? "corrupt chunk" : "chunk with bad values";
         bad_records_.skipped += chunk_end - at;
-        bad_records_.by_reason["corrupt chunk"] += chunk_end - at;
+        bad_records_.by_reason[reason] += chunk_end - at;
         if (bad_records_.first.empty()) bad_records_.first = status.message();
         next_ = chunk_end;
         skipped = true;

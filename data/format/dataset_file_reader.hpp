@@ -3,7 +3,8 @@
 //
 // A corrupt chunk is a bad record: under kFail it ends the stream with the
 // chunk named; under kSkip its samples are skipped, counted under "corrupt
-// chunk", and reading goes on with the next chunk. A bad header or index
+// chunk" (or "chunk with bad values": a label not 0 or 1, a non-finite dense
+// value), and reading goes on with the next chunk. A bad header or index
 // fails Open whatever the policy: then nothing in the file can be located.
 #pragma once
 

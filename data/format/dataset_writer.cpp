@@ -13,6 +13,7 @@
 #include "base/digest.hpp"
 #include "data/format/chunk.hpp"
 #include "data/format/layout.hpp"
+#include "data/sample_values.hpp"
 
 namespace actorrec::data::format {
 namespace {
@@ -115,6 +116,19 @@ Status DatasetWriter::CheckBlock(const SampleBlock& block) const {
   if (block.tables.size() != schema_.num_tables()) {
     return bad("has " + std::to_string(block.tables.size()) + " tables, the schema " +
                std::to_string(schema_.num_tables()));
+  }
+  // The readers refuse these already; this keeps any other source (and a
+  // reader's bug) from writing a file that trains to NaN.
+  for (size_t i = 0; i < n; ++i) {
+    if (!IsLabel(block.labels[i])) {
+      return bad("has label " + ValueText(block.labels[i]) + " at sample " + std::to_string(samples() + i) +
+                 ", expected 0 or 1");
+    }
+  }
+  if (const long at = FirstNonFinite(block.dense.data(), block.dense.size()); at >= 0) {
+    const auto k = static_cast<size_t>(at);
+    return bad("has a non-finite dense value at sample " + std::to_string(samples() + k / schema_.num_dense()) +
+               ": " + schema_.dense_names[k % schema_.num_dense()] + " is " + ValueText(block.dense[k]));
   }
   for (size_t t = 0; t < schema_.num_tables(); ++t) {
     const SampleBlock::Table& table = block.tables[t];

@@ -18,7 +18,8 @@ namespace actorrec::data::readers {
 namespace {
 
 constexpr char kMagic[8] = {'A', 'R', 'C', 'A', 'T', 'M', 'A', 'P'};
-constexpr uint32_t kVersion = 1;
+// 2: the source files' identity (mapping_source.hpp) after the tables.
+constexpr uint32_t kVersion = 2;
 constexpr uint64_t kMaxRows = uint64_t{1} << 32;  // RowId is 32-bit
 
 void PutU64(std::string* out, uint64_t v) {
@@ -110,6 +111,13 @@ Status CategoricalMapping::Save(const std::string& path) const {
     PutU64(&out, by_row.size());
     for (CategoryKey k : by_row) PutU64(&out, k);
   }
+  PutU32(&out, static_cast<uint32_t>(sources_.size()));
+  for (const auto& f : sources_) {
+    PutU32(&out, static_cast<uint32_t>(f.path.size()));
+    out += f.path;
+    PutU64(&out, f.bytes);
+    PutU64(&out, f.head);
+  }
   PutU64(&out, Digest64(out));
   return WriteFileAtomically(path, out);
 }
@@ -133,6 +141,10 @@ Result<CategoricalMapping> CategoricalMapping::Load(const std::string& path) {
   const auto bad = [&](const std::string& what) { return Status::Corruption(path + ": " + what); };
   uint32_t version = 0, num_tables = 0;
   in.U32(&version);
+  if (version == 1) {
+    return Status::NotSupported(path + ": mapping format version 1 does not record which data it was built from, "
+                                "so it cannot be checked against this data; delete it to rebuild it");
+  }
   if (version != kVersion) {
     return Status::NotSupported(path + ": mapping format version " + std::to_string(version) +
                                 ", this build reads version " + std::to_string(kVersion));
@@ -171,8 +183,60 @@ Result<CategoricalMapping> CategoricalMapping::Load(const std::string& path) {
     }
     mapping.tables_.push_back(std::move(t));
   }
-  if (in.left() != 0) return bad("trailing bytes after the last table");
+  uint32_t num_sources = 0;
+  if (!in.U32(&num_sources)) return bad("truncated source list");
+  for (uint32_t i = 0; i < num_sources; ++i) {
+    SourceFile f;
+    uint32_t path_len = 0;
+    std::string_view source_path;
+    if (!in.U32(&path_len) || !in.Bytes(path_len, &source_path) || !in.U64(&f.bytes) || !in.U64(&f.head)) {
+      return bad("truncated source " + std::to_string(i));
+    }
+    f.path = source_path;
+    mapping.sources_.push_back(std::move(f));
+  }
+  if (in.left() != 0) return bad("trailing bytes after the source list");
   return mapping;
+}
+
+Status CategoricalMapping::CheckBuiltFrom(const std::vector<TableMappingSpec>& specs,
+                                          const std::vector<SourceFile>& files) const {
+  const auto differ = [](const std::string& what) { return Status::InvalidArgument(what); };
+  if (specs.size() != tables_.size()) {
+    return differ("it maps " + std::to_string(tables_.size()) + " tables, the data has " +
+                  std::to_string(specs.size()));
+  }
+  const auto kind = [](MappingKind k) { return k == MappingKind::kHash ? "hash" : "dictionary"; };
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const Table& t = tables_[i];
+    const TableMappingSpec& want = specs[i];
+    if (t.name != want.name) {
+      return differ("its table " + std::to_string(i + 1) + " is '" + t.name + "', the data's is '" + want.name + "'");
+    }
+    if (t.kind != want.kind) {
+      return differ(t.name + " is mapped by " + kind(t.kind) + " in it, the config says " + kind(want.kind));
+    }
+    if (t.kind == MappingKind::kHash && t.rows != want.hash_rows) {
+      return differ(t.name + " hashes into " + std::to_string(t.rows) + " rows in it, the config says hash_rows = " +
+                    std::to_string(want.hash_rows));
+    }
+    if (t.kind == MappingKind::kDictionary && t.min_count != want.min_count) {
+      return differ(t.name + " was built with min_count = " + std::to_string(t.min_count) + ", the config says " +
+                    std::to_string(want.min_count));
+    }
+  }
+  // Hashing has no counting pass: any data maps the same way.
+  const bool counted = std::any_of(tables_.begin(), tables_.end(),
+                                   [](const Table& t) { return t.kind == MappingKind::kDictionary; });
+  bool same = files.size() == sources_.size();
+  for (size_t i = 0; same && i < files.size(); ++i) same = files[i].SameData(sources_[i]);
+  if (!counted || same) return Status::Ok();
+  const auto list = [](const std::vector<SourceFile>& fs) {
+    std::string out;
+    for (const auto& f : fs) out += (out.empty() ? "" : ", ") + Describe(f);
+    return out.empty() ? std::string("no recorded file") : out;
+  };
+  return differ("it was built from " + list(sources_) + ", not from " + list(files));
 }
 
 Result<DictionaryBuilder> DictionaryBuilder::Create(std::vector<TableMappingSpec> specs) {

@@ -28,6 +28,7 @@
 
 #include "base/status.hpp"
 #include "data/readers/key_map.hpp"
+#include "data/readers/mapping_source.hpp"
 #include "data/sample_block.hpp"
 
 namespace actorrec::data::readers {
@@ -70,6 +71,16 @@ class CategoricalMapping {
   // Names and cardinalities, for a DatasetSchema.
   std::vector<TableSchema> tables() const;
 
+  // The files the mapping was built from (BuildMapping sets them; empty for
+  // a mapping built otherwise, as Hashing()'s).
+  const std::vector<SourceFile>& sources() const { return sources_; }
+  void set_sources(std::vector<SourceFile> sources) { sources_ = std::move(sources); }
+  // Ok if this mapping is what building from `files` with `specs` would
+  // give; else InvalidArgument saying what differs: a table, how it is
+  // mapped (kind, hash_rows, min_count) or, when a table is a dictionary,
+  // the data (SourceFile::SameData).
+  Status CheckBuiltFrom(const std::vector<TableMappingSpec>& specs, const std::vector<SourceFile>& files) const;
+
   RowId Map(size_t table, CategoryKey key) const {
     const Table& t = tables_[table];
     if (t.kind == MappingKind::kHash) return HashRow(key, t.rows);
@@ -89,6 +100,7 @@ class CategoricalMapping {
   static RowId HashRow(CategoryKey key, uint64_t rows);
 
   std::vector<Table> tables_;
+  std::vector<SourceFile> sources_;
 };
 
 // The counting pass of the dictionary: Add() every non-missing value of the

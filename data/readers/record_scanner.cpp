@@ -2,6 +2,7 @@
 #include "data/readers/record_scanner.hpp"
 
 #include "data/readers/fields.hpp"
+#include "data/sample_values.hpp"
 
 namespace actorrec::data::readers {
 namespace {
@@ -80,13 +81,24 @@ Status RecordScanner::NextLine(std::string_view* line, bool* got) {
   }
 }
 
+bool RecordScanner::Finite(const RawRecord& record) {
+  const long j = FirstNonFinite(record.dense.data(), record.dense.size());
+  if (j < 0) return true;
+  // A value the format parsed but that is no float: a dense transform's
+  // overflow (1e39 as a float), say.
+  error_ = {"non-finite dense value",
+            format_->dense_names()[static_cast<size_t>(j)] + " is " + ValueText(record.dense[static_cast<size_t>(j)]) +
+                " as a 32-bit float, expected a finite number"};
+  return false;
+}
+
 Status RecordScanner::Next(RawRecord* out, bool* got) {
   if (!failed_.ok()) return failed_;
   for (;;) {
     std::string_view line;
     if (Status s = NextLine(&line, got); !s.ok()) return Fail(std::move(s));
     if (!*got) return Status::Ok();
-    if (format_->Parse(line, out, &error_)) {
+    if (format_->Parse(line, out, &error_) && Finite(*out)) {
       first_data_line_ = false;
       return Status::Ok();
     }

@@ -6,7 +6,8 @@
 // them would drop a whole file without a record to count: a file that
 // cannot be opened, an empty file, a header that differs from the format's,
 // and a first data line with the wrong column count (the schema does not
-// match the file). Line-level problems follow the policy.
+// match the file). Line-level problems follow the policy, and so does a
+// record whose dense values are not all finite (data/sample_values.hpp).
 //
 // Blank lines: trailing blank lines of a file are not records (many files,
 // such as some copies of UCI Adult's test split, end with one) and are
@@ -43,6 +44,9 @@ class RecordScanner {
   Status NextLine(std::string_view* line, bool* got);
   Status FlushBlankLines();
   Status Fail(Status s);
+  // False, with error_ set, when a parsed record has a non-finite dense
+  // value (every format's labels are 0 or 1 by construction).
+  bool Finite(const RawRecord& record);
 
   std::vector<std::string> paths_;
   TextFormat* format_;

@@ -63,6 +63,16 @@ Status TextReader::Next(size_t max_samples, SampleBlock* out) {
   return Status::Ok();
 }
 
+Result<std::vector<SourceFile>> IdentifyFiles(const std::vector<std::string>& paths) {
+  std::vector<SourceFile> files;
+  for (const auto& path : paths) {
+    auto id = IdentifyFile(path);
+    if (!id.ok()) return id.status();
+    files.push_back(std::move(id).value());
+  }
+  return files;
+}
+
 std::vector<TableMappingSpec> DictionarySpecs(const TextFormat& format, uint64_t min_count) {
   std::vector<TableMappingSpec> specs;
   for (const auto& name : format.table_names()) specs.push_back({name, MappingKind::kDictionary, 0, min_count});
@@ -89,13 +99,12 @@ Result<CategoricalMapping> BuildMapping(const std::vector<std::string>& paths, T
       if (record.present[t]) builder->Add(t, record.keys[t]);
     }
   }
-  if (skipped != nullptr) {
-    const BadRecords& bad = scanner.bad_records();
-    skipped->skipped += bad.skipped;
-    for (const auto& [reason, n] : bad.by_reason) skipped->by_reason[reason] += n;
-    if (skipped->first.empty()) skipped->first = bad.first;
-  }
-  return std::move(builder).value().Finish();
+  if (skipped != nullptr) skipped->Add(scanner.bad_records());
+  auto sources = IdentifyFiles(paths);
+  if (!sources.ok()) return sources.status();
+  auto mapping = std::move(builder).value().Finish();
+  if (mapping.ok()) mapping->set_sources(std::move(sources).value());
+  return mapping;
 }
 
 }  // namespace actorrec::data::readers

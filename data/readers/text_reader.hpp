@@ -44,10 +44,16 @@ class TextReader final : public SampleReader {
 // One spec per table of `format`: a dictionary with `min_count`.
 std::vector<TableMappingSpec> DictionarySpecs(const TextFormat& format, uint64_t min_count);
 
+// The identity of each of `paths` (mapping_source.hpp), in order: what
+// BuildMapping records in the mapping, and what a loaded mapping is checked
+// against (CategoricalMapping::CheckBuiltFrom).
+Result<std::vector<SourceFile>> IdentifyFiles(const std::vector<std::string>& paths);
+
 // The counting pass: reads every record of `paths` once and builds the
-// mapping `specs` describe (one per format table, same names and order).
-// Bad records follow `policy`; those skipped are added to *skipped if given
-// (the reading pass will meet and count them again).
+// mapping `specs` describe (one per format table, same names and order),
+// recording the files' identity in it. Bad records follow `policy`; those
+// skipped are added to *skipped if given (the reading pass will meet and
+// count them again).
 Result<CategoricalMapping> BuildMapping(const std::vector<std::string>& paths, TextFormat* format,
                                         std::vector<TableMappingSpec> specs, BadRecordPolicy policy,
                                         BadRecords* skipped = nullptr);

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "base/json_number.hpp"
+
 namespace actorrec::data::stats {
 
 namespace {
@@ -57,18 +59,6 @@ void JsonString(const std::string& s, std::string* out) {
     }
   }
   *out += '"';
-}
-
-// Shortest text that reads back as the same double (17 significant digits
-// at most); JSON has no NaN or infinity.
-std::string JsonNumber(double x) {
-  if (!std::isfinite(x)) return "null";
-  for (int digits = 6; digits <= 17; ++digits) {
-    char buffer[40];
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, x);
-    if (std::strtod(buffer, nullptr) == x) return buffer;
-  }
-  return Printf("%.17g", x);
 }
 
 std::string JsonArray(const std::vector<double>& values) {

@@ -231,3 +231,51 @@ TEST_CASE("dataset files stream in a seeded epoch order that differs by epoch an
   auto unshuffled = OpenEpoch(cfg, Split::kTrain, 1);
   REQUIRE(ReadAll(**unshuffled) == ReadAll(**file_order));
 }
+
+TEST_CASE("a saved mapping built from other data or with another min_count is refused, saying what differs",
+          "[data]") {
+  TempDir dir;
+  // Two Criteo days with different values: day_1's dictionary knows none of day_0's.
+  for (int day = 0; day < 2; ++day) {
+    std::string tsv;
+    for (uint32_t i = 0; i < 100; ++i) {
+      tsv += std::to_string(i % 2);
+      for (int j = 0; j < 13; ++j) tsv.append("\t").append(std::to_string(i % 7));
+      for (int j = 0; j < 26; ++j) tsv.append("\t").append(Hex((i % 10 + 1) * (day == 0 ? 1u : 1000u)));
+      tsv += "\n";
+    }
+    WriteBytes(dir.File("day_" + std::to_string(day)), tsv);
+  }
+  const auto config = [&](const std::string& path, int min_count) {
+    return ConfigWith(dir, "source = \"criteo_tsv\"\npath = \"" + path + "\"\nmapping_file = \"dict.map\"\n" +
+                               "min_count = " + std::to_string(min_count));
+  };
+  REQUIRE(OpenDatasetSplit(config("day_0", 1), Split::kTrain).ok());  // builds and saves dict.map
+  REQUIRE(std::filesystem::exists(dir.File("dict.map")));
+  REQUIRE(OpenDatasetSplit(config("day_0", 1), Split::kTrain).ok());  // the same data: reused
+
+  SECTION("another training file") {
+    auto other = OpenDatasetSplit(config("day_1", 1), Split::kTrain);
+    REQUIRE_FALSE(other.ok());
+    CHECK(other.status().code() == Status::Code::kInvalidArgument);
+    CHECK_THAT(other.status().message(),
+               Catch::StartsWith("dataset.mapping_file " + dir.File("dict.map") + " does not fit this dataset: it was "
+                                 "built from " + dir.File("day_0") + " (") &&
+                   Catch::Contains("not from " + dir.File("day_1") + " (") &&
+                   Catch::Contains("Delete it to rebuild it from dataset.path"));
+  }
+  SECTION("another min_count") {
+    auto other = OpenDatasetSplit(config("day_0", 3), Split::kTrain);
+    REQUIRE_FALSE(other.ok());
+    CHECK_THAT(other.status().message(),
+               Catch::Contains("does not fit this dataset: C1 was built with min_count = 1, the config says 3"));
+  }
+  SECTION("the same file, grown") {
+    std::ofstream(dir.File("day_0"), std::ios::app) << "1" << std::string(13, '\t') << std::string(26, '\t') << "\n";
+    CHECK_FALSE(OpenDatasetSplit(config("day_0", 1), Split::kTrain).ok());
+  }
+  SECTION("a copy of the same data elsewhere") {
+    std::filesystem::copy_file(dir.File("day_0"), dir.File("copy"));
+    CHECK(OpenDatasetSplit(config("copy", 1), Split::kTrain).ok());
+  }
+}

@@ -166,6 +166,12 @@ TEST_CASE("Bad schema-CSV lines name the column and the values expected", "[data
     reason = "non-numeric dense value";
     detail = "age is 'thirty', expected a number or the missing marker";
   }
+  SECTION("a dense value beyond a float's range") {
+    // Parses as a double, but as the float a model reads it is infinite.
+    bad = "1e39" + good.substr(2);
+    reason = "non-finite dense value";
+    detail = "age is inf as a 32-bit float, expected a finite number";
+  }
   SECTION("a missing column") {
     bad = good.substr(0, good.find(", 77516")) + good.substr(good.find(", 77516") + 7);
     reason = "wrong column count";
