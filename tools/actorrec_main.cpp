@@ -11,7 +11,7 @@
 #include "actors/common/exit_codes.hpp"
 #include "actors/node/member_select.hpp"
 #include "actors/node/runtime.hpp"
-#include "actors/trainer/pipeline_run.hpp"
+#include "actors/run/pipeline_run.hpp"
 #include "base/logging.hpp"
 #include "base/version.hpp"
 #include "configs/config.hpp"

@@ -7,7 +7,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "actors/trainer/pipeline_host.hpp"
+#include "actors/run/pipeline_host.hpp"
 #include "configs/config.hpp"
 
 namespace actorrec {

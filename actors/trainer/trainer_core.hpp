@@ -22,7 +22,7 @@
 #include <span>
 #include <vector>
 
-#include "actors/oracle/trainer_plan.hpp"
+#include "plan/trainer_plan.hpp"
 #include "data/sample_block.hpp"
 #include "gpu/backend.hpp"
 #include "models/model.hpp"

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "actors/trainer/lockstep_run.hpp"
-#include "actors/trainer/pipeline_run.hpp"
+#include "actors/run/lockstep_run.hpp"
+#include "actors/run/pipeline_run.hpp"
 #include "configs/config.hpp"
 #include "tests/actors/trainer/test_config.hpp"
 #include "tests/support/temp_dir.hpp"

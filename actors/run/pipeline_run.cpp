@@ -1,4 +1,4 @@
-#include "actors/trainer/pipeline_run.hpp"
+#include "actors/run/pipeline_run.hpp"
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -14,8 +14,8 @@
 #include "actors/common/atoms.hpp"
 #include "actors/embedding/shard_store.hpp"
 #include "actors/node/runtime.hpp"
-#include "actors/trainer/checkpoint.hpp"
-#include "actors/trainer/rendezvous.hpp"
+#include "actors/run/checkpoint.hpp"
+#include "actors/run/rendezvous.hpp"
 #include "gpu/gloo_collective.hpp"
 #include "messages/registry.hpp"
 

@@ -1,4 +1,4 @@
-#include "actors/trainer/run_parts.hpp"
+#include "actors/run/run_parts.hpp"
 
 #include <algorithm>
 #include <cstring>
