@@ -254,11 +254,6 @@ Result<oracle::DirectOptions> DirectOptionsOf(const config::Config& cfg, std::ve
   return options;
 }
 
-uint64_t DenseDigest(const TrainerCore& trainer) {
-  const auto params = trainer.model().params();
-  return Digest64(std::string_view(reinterpret_cast<const char*>(params.data()), params.size_bytes()));
-}
-
 uint64_t CombineParameterDigest(uint64_t dense, const std::vector<uint64_t>& shard_digests) {
   uint64_t digest = dense;
   for (uint64_t s : shard_digests) digest = Digest64(std::to_string(s), digest);

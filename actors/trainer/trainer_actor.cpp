@@ -9,7 +9,6 @@
 
 #include "actors/common/atoms.hpp"
 #include "actors/common/unexpected.hpp"
-#include "actors/run/run_parts.hpp"
 #include "actors/sync/sync_scheduler_actor.hpp"
 #include "messages/batch_codec.hpp"
 #include "messages/plan_codec.hpp"

@@ -116,4 +116,7 @@ class TrainerCore {
   uint32_t stamp_ = 0;
 };
 
+// A trainer's dense parameters, hashed.
+uint64_t DenseDigest(const TrainerCore& trainer);
+
 }  // namespace actorrec::trainer
