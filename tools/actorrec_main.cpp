@@ -62,7 +62,7 @@ int Train(const std::string& config_path, const std::string& log_level, const Tr
             << ", " << cfg.cluster.TotalTrainers() << " trainer(s), " << cfg.cluster.TotalShards()
             << " embedding shard(s)\n"
             << "backend: " << gpu::DescribeBackend(gpu::ProbeDevices()) << "\n";
-  // The actor pipeline (actors/trainer/pipeline_run.hpp) starts the control
+  // The actor pipeline (actors/run/pipeline_run.hpp) starts the control
   // plane with it: its own actors register with the supervisor. The
   // lockstep driver (--lockstep) has no role actors.
   return TrainConfig(cfg, options, std::cout, std::cerr);
