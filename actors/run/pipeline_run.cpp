@@ -1,3 +1,9 @@
+// PipelineRun and MemberPipeline (pipeline_run.hpp): the driver of the actor
+// pipeline. Kept whole: the run's lifecycle (Create, Launch, Step, Finish)
+// and its queries of the actors' state (dense replica, cached rows,
+// checkpoints, digests, statistics) share the driver's actor handles, its
+// waiting and its error reporting. If it grows, the queries (FetchDense to
+// OracleStats) are the part to move to a file of their own.
 #include "actors/run/pipeline_run.hpp"
 
 #include <caf/all.hpp>
