@@ -2,7 +2,7 @@
 // only code that touches the generated TrainerPlan accessors.
 #pragma once
 
-#include "actors/oracle/trainer_plan.hpp"
+#include "plan/trainer_plan.hpp"
 #include "base/status.hpp"
 #include "messages/kinds.hpp"
 

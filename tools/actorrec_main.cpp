@@ -13,7 +13,7 @@
 #include "actors/common/exit_codes.hpp"
 #include "actors/node/member_select.hpp"
 #include "actors/node/runtime.hpp"
-#include "actors/trainer/pipeline_run.hpp"
+#include "actors/run/pipeline_run.hpp"
 #include "base/logging.hpp"
 #include "base/version.hpp"
 #include "configs/config.hpp"
@@ -66,7 +66,7 @@ int Train(const std::string& config_path, const std::string& log_level, const Tr
             << ", " << cfg.cluster.TotalTrainers() << " trainer(s), " << cfg.cluster.TotalShards()
             << " embedding shard(s)\n"
             << "backend: " << gpu::DescribeBackend(gpu::ProbeDevices()) << "\n";
-  // The actor pipeline (actors/trainer/pipeline_run.hpp) starts the control
+  // The actor pipeline (actors/run/pipeline_run.hpp) starts the control
   // plane with it: its own actors register with the supervisor. The
   // lockstep driver (--lockstep) has no role actors.
   return TrainConfig(cfg, options, std::cout, std::cerr);

@@ -12,7 +12,7 @@
 #include "actors/oracle/plan_dump.hpp"
 #include "actors/sampler/batch_sequence.hpp"
 #include "actors/sampler/dataset_source.hpp"
-#include "actors/trainer/run_parts.hpp"
+#include "actors/run/run_parts.hpp"
 #include "base/logging.hpp"
 #include "configs/config.hpp"
 #include "models/optimizers.hpp"

@@ -7,8 +7,8 @@
 #include <memory>
 
 #include "actors/common/exit_codes.hpp"
-#include "actors/trainer/checkpoint.hpp"
-#include "actors/trainer/run_parts.hpp"
+#include "actors/run/checkpoint.hpp"
+#include "actors/run/run_parts.hpp"
 #include "configs/config.hpp"
 
 namespace actorrec {

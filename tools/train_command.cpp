@@ -18,8 +18,8 @@
 #include <sstream>
 
 #include "actors/common/exit_codes.hpp"
-#include "actors/trainer/lockstep_run.hpp"
-#include "actors/trainer/pipeline_run.hpp"
+#include "actors/run/lockstep_run.hpp"
+#include "actors/run/pipeline_run.hpp"
 #include "base/byte_units.hpp"
 #include "base/digest.hpp"
 #include "base/json_number.hpp"

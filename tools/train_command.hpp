@@ -7,7 +7,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "actors/trainer/pipeline_host.hpp"
+#include "actors/run/pipeline_host.hpp"
 #include "configs/config.hpp"
 
 namespace actorrec {
@@ -16,7 +16,7 @@ struct TrainOptions {
   // Run the planned modes in the lockstep driver (one thread moves the data
   // between the roles' cores) instead of the actor pipeline.
   bool lockstep = false;
-  // Where checkpoints go (actors/trainer/checkpoint.hpp); empty: none. One
+  // Where checkpoints go (actors/run/checkpoint.hpp); empty: none. One
   // every `checkpoint_every` batches (0: only at the end) and one at the end.
   std::string checkpoint_dir;
   uint64_t checkpoint_every = 0;

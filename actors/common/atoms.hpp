@@ -29,7 +29,7 @@ using pump_atom = caf::atom_constant<caf::atom("arpump")>;
 
 namespace actorrec {
 
-// The training pipeline (actors/trainer/pipeline_run.hpp), in-process parts.
+// The training pipeline (actors/run/pipeline_run.hpp), in-process parts.
 // A role's failure, to the run's driver: (error_atom, std::string what).
 using error_atom = caf::atom_constant<caf::atom("arerror")>;
 // cache_partition -> trainer: (landed_atom, int64_t batch), every prefetched
@@ -102,7 +102,7 @@ namespace actorrec {
 // of the topology (the coordinator's run driver, the Gloo rendezvous).
 using lookup_atom = caf::atom_constant<caf::atom("arlookup")>;
 using publish_atom = caf::atom_constant<caf::atom("arpublish")>;
-// The Gloo rendezvous of a cluster (actors/trainer/rendezvous.hpp):
+// The Gloo rendezvous of a cluster (actors/run/rendezvous.hpp):
 // (put_atom, key, std::vector<char>) stores; (get_atom, key) is answered with
 // the value once some rank has stored it.
 using put_atom = caf::atom_constant<caf::atom("arput")>;

@@ -1,5 +1,13 @@
 // The lookahead planning algorithm: coalescing on push, slots, sync sets and
 // evictions on plan.
+//
+// One idea, in one file above the usual size on purpose: the plan's two
+// passes (Classify, Emit) and the slot gather exist in a portable and an
+// AVX-512 form that must make identical plans, and both forms read the
+// record's private layout (the entry flags, TableEntries, PassCounts) that
+// Push writes and PlanPartition hands them. A split would publish that
+// layout in a second header; if the file grows, the passes (the anonymous
+// namespace from the entry flags to EntriesOf) are the part to move out.
 #include "actors/oracle/lookahead_core.hpp"
 
 #include <algorithm>

@@ -77,7 +77,7 @@
 #include "actors/oracle/batch_rows.hpp"
 #include "actors/oracle/planner_options.hpp"
 #include "actors/oracle/slot_pool.hpp"
-#include "actors/oracle/trainer_plan.hpp"
+#include "plan/trainer_plan.hpp"
 #include "actors/oracle/zeroed_array.hpp"
 #include "base/status.hpp"
 

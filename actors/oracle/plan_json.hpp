@@ -34,7 +34,7 @@
 
 #include <string>
 
-#include "actors/oracle/trainer_plan.hpp"
+#include "plan/trainer_plan.hpp"
 
 namespace actorrec::oracle {
 

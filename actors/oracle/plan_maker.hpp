@@ -13,7 +13,7 @@
 #include <string>
 
 #include "actors/oracle/batch_rows.hpp"
-#include "actors/oracle/trainer_plan.hpp"
+#include "plan/trainer_plan.hpp"
 #include "base/status.hpp"
 
 namespace actorrec::oracle {

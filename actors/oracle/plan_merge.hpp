@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "actors/oracle/trainer_plan.hpp"
+#include "plan/trainer_plan.hpp"
 
 namespace actorrec::oracle {
 

@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <string>
 
-#include "actors/oracle/trainer_plan.hpp"
+#include "plan/trainer_plan.hpp"
 
 namespace actorrec::oracle {
 

@@ -56,7 +56,7 @@
 #include "actors/oracle/lookahead_core.hpp"
 #include "actors/oracle/plan_maker.hpp"
 #include "actors/oracle/planner_options.hpp"
-#include "actors/oracle/trainer_plan.hpp"
+#include "plan/trainer_plan.hpp"
 #include "base/status.hpp"
 
 namespace actorrec::oracle {

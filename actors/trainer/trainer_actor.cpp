@@ -9,8 +9,7 @@
 
 #include "actors/common/atoms.hpp"
 #include "actors/common/unexpected.hpp"
-#include "actors/trainer/run_parts.hpp"
-#include "actors/trainer/sync_scheduler_actor.hpp"
+#include "actors/sync/sync_scheduler_actor.hpp"
 #include "messages/batch_codec.hpp"
 #include "messages/plan_codec.hpp"
 #include "messages/rows_codec.hpp"

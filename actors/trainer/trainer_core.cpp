@@ -1,7 +1,9 @@
 #include "actors/trainer/trainer_core.hpp"
 
 #include <algorithm>
+#include <string_view>
 
+#include "base/digest.hpp"
 #include "base/status.hpp"
 
 namespace actorrec::trainer {
@@ -145,5 +147,10 @@ std::span<const float> TrainerCore::dense_grads() const {
 }
 
 void TrainerCore::ApplyDense(std::span<const float> summed) { dense_->Step(model_->params(), summed); }
+
+uint64_t DenseDigest(const TrainerCore& trainer) {
+  const auto params = trainer.model().params();
+  return Digest64(std::string_view(reinterpret_cast<const char*>(params.data()), params.size_bytes()));
+}
 
 }  // namespace actorrec::trainer

@@ -22,7 +22,7 @@
 #include <span>
 #include <vector>
 
-#include "actors/oracle/trainer_plan.hpp"
+#include "plan/trainer_plan.hpp"
 #include "data/sample_block.hpp"
 #include "gpu/backend.hpp"
 #include "models/model.hpp"
@@ -115,5 +115,8 @@ class TrainerCore {
   std::vector<const float*> grad_ptr_;
   uint32_t stamp_ = 0;
 };
+
+// A trainer's dense parameters, hashed.
+uint64_t DenseDigest(const TrainerCore& trainer);
 
 }  // namespace actorrec::trainer

@@ -30,8 +30,8 @@
 #include <string>
 #include <vector>
 
-#include "actors/trainer/lockstep_run.hpp"
-#include "actors/trainer/pipeline_run.hpp"
+#include "actors/run/lockstep_run.hpp"
+#include "actors/run/pipeline_run.hpp"
 #include "configs/config.hpp"
 
 using namespace actorrec;

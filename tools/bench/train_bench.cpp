@@ -20,8 +20,8 @@
 #include <thread>
 #include <vector>
 
-#include "actors/trainer/lockstep_run.hpp"
-#include "actors/trainer/pipeline_run.hpp"
+#include "actors/run/lockstep_run.hpp"
+#include "actors/run/pipeline_run.hpp"
 #include "configs/config.hpp"
 #include "gpu/cpu_backend.hpp"
 #include "models/model.hpp"

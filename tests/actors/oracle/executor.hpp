@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "actors/oracle/trainer_plan.hpp"
+#include "plan/trainer_plan.hpp"
 #include "data/sample_block.hpp"
 
 namespace actorrec::oracle::testing {

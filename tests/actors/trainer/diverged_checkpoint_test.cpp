@@ -6,7 +6,7 @@
 #include <fstream>
 #include <limits>
 
-#include "actors/trainer/lockstep_run.hpp"
+#include "actors/run/lockstep_run.hpp"
 #include "configs/config.hpp"
 #include "tests/actors/trainer/test_config.hpp"
 #include "tests/support/temp_dir.hpp"

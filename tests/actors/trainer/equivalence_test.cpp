@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "actors/trainer/lockstep_run.hpp"
+#include "actors/run/lockstep_run.hpp"
 #include "tests/actors/trainer/test_config.hpp"
 #include "configs/config.hpp"
 

@@ -6,8 +6,8 @@
 #include <chrono>
 #include <sstream>
 
-#include "actors/trainer/lockstep_run.hpp"
-#include "actors/trainer/pipeline_run.hpp"
+#include "actors/run/lockstep_run.hpp"
+#include "actors/run/pipeline_run.hpp"
 #include "configs/config.hpp"
 #include "tests/actors/trainer/test_config.hpp"
 

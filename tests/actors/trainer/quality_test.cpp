@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "actors/trainer/lockstep_run.hpp"
+#include "actors/run/lockstep_run.hpp"
 #include "configs/config.hpp"
 
 namespace actorrec::trainer {

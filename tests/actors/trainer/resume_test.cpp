@@ -11,9 +11,9 @@
 #include <iterator>
 #include <tuple>
 
-#include "actors/trainer/checkpoint.hpp"
-#include "actors/trainer/lockstep_run.hpp"
-#include "actors/trainer/pipeline_run.hpp"
+#include "actors/run/checkpoint.hpp"
+#include "actors/run/lockstep_run.hpp"
+#include "actors/run/pipeline_run.hpp"
 #include "configs/config.hpp"
 #include "tests/actors/trainer/test_config.hpp"
 #include "tests/support/temp_dir.hpp"

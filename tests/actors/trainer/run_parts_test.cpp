@@ -1,6 +1,6 @@
 // The plan options a run derives from its config and its data: what the
 // config alone cannot check.
-#include "actors/trainer/run_parts.hpp"
+#include "actors/run/run_parts.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <vector>
 
-#include "actors/trainer/run_parts.hpp"
+#include "actors/run/run_parts.hpp"
 #include "configs/config.hpp"
 #include "data/gen/random.hpp"
 #include "tests/actors/trainer/test_config.hpp"

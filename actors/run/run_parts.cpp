@@ -1,4 +1,4 @@
-#include "actors/trainer/run_parts.hpp"
+#include "actors/run/run_parts.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -326,11 +326,6 @@ Result<oracle::DirectOptions> DirectOptionsOf(const config::Config& cfg, std::ve
   }
   if (Status st = oracle::Validate(options); !st.ok()) return Status::InvalidArgument("training: " + st.message());
   return options;
-}
-
-uint64_t DenseDigest(const TrainerCore& trainer) {
-  const auto params = trainer.model().params();
-  return Digest64(std::string_view(reinterpret_cast<const char*>(params.data()), params.size_bytes()));
 }
 
 uint64_t CombineParameterDigest(uint64_t dense, const std::vector<uint64_t>& shard_digests) {

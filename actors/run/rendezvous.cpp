@@ -1,4 +1,4 @@
-#include "actors/trainer/rendezvous.hpp"
+#include "actors/run/rendezvous.hpp"
 
 #include <caf/all.hpp>
 #include <gloo/common/error.h>

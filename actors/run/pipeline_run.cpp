@@ -1,4 +1,10 @@
-#include "actors/trainer/pipeline_run.hpp"
+// PipelineRun and MemberPipeline (pipeline_run.hpp): the driver of the actor
+// pipeline. Kept whole: the run's lifecycle (Create, Launch, Step, Finish)
+// and its queries of the actors' state (dense replica, cached rows,
+// checkpoints, digests, statistics) share the driver's actor handles, its
+// waiting and its error reporting. If it grows, the queries (FetchDense to
+// OracleStats) are the part to move to a file of their own.
+#include "actors/run/pipeline_run.hpp"
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -15,8 +21,8 @@
 #include "actors/embedding/shard_store.hpp"
 #include "actors/node/runtime.hpp"
 #include "actors/oracle/oracle_actor.hpp"
-#include "actors/trainer/checkpoint.hpp"
-#include "actors/trainer/rendezvous.hpp"
+#include "actors/run/checkpoint.hpp"
+#include "actors/run/rendezvous.hpp"
 #include "gpu/gloo_collective.hpp"
 #include "messages/registry.hpp"
 

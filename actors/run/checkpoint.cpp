@@ -1,4 +1,4 @@
-#include "actors/trainer/checkpoint.hpp"
+#include "actors/run/checkpoint.hpp"
 
 #include <algorithm>
 #include <filesystem>

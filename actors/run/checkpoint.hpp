@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "actors/sampler/batch_sequence.hpp"
-#include "actors/trainer/run_parts.hpp"
+#include "actors/run/run_parts.hpp"
 #include "base/status.hpp"
 
 namespace actorrec::trainer {

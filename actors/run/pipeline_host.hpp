@@ -25,8 +25,8 @@
 
 #include "actors/node/actor_plan.hpp"
 #include "actors/oracle/planner_options.hpp"
-#include "actors/trainer/checkpoint.hpp"
-#include "actors/trainer/run_parts.hpp"
+#include "actors/run/checkpoint.hpp"
+#include "actors/run/run_parts.hpp"
 #include "actors/trainer/trainer_actor.hpp"
 #include "gpu/gloo_collective.hpp"
 #include "gpu/shared_memory_collective.hpp"

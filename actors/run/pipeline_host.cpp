@@ -1,4 +1,4 @@
-#include "actors/trainer/pipeline_host.hpp"
+#include "actors/run/pipeline_host.hpp"
 
 #include <caf/all.hpp>
 
@@ -11,9 +11,9 @@
 #include "actors/embedding/shard_actor.hpp"
 #include "actors/oracle/oracle_actor.hpp"
 #include "actors/sampler/sampler_actor.hpp"
-#include "actors/trainer/cache_partition_actor.hpp"
-#include "actors/trainer/rendezvous.hpp"
-#include "actors/trainer/sync_scheduler_actor.hpp"
+#include "actors/cache/cache_partition_actor.hpp"
+#include "actors/run/rendezvous.hpp"
+#include "actors/sync/sync_scheduler_actor.hpp"
 
 namespace actorrec::trainer {
 namespace {

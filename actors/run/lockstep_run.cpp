@@ -1,4 +1,4 @@
-#include "actors/trainer/lockstep_run.hpp"
+#include "actors/run/lockstep_run.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,8 +7,8 @@
 
 #include "actors/oracle/planner_options.hpp"
 #include "actors/sampler/dataset_source.hpp"
-#include "actors/trainer/checkpoint.hpp"
-#include "actors/trainer/row_sync.hpp"
+#include "actors/run/checkpoint.hpp"
+#include "actors/sync/row_sync.hpp"
 #include "base/digest.hpp"
 #include "gpu/cpu_backend.hpp"
 #include "models/init.hpp"

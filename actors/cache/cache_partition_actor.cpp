@@ -1,4 +1,4 @@
-#include "actors/trainer/cache_partition_actor.hpp"
+#include "actors/cache/cache_partition_actor.hpp"
 
 #include <caf/all.hpp>
 

@@ -83,8 +83,6 @@ bool IsDirectMode(config::Mode mode);
 // but for ideal, which holds every row.
 uint64_t CacheSlotsOf(const config::Config& cfg, const std::vector<uint64_t>& table_rows);
 
-// A trainer's dense parameters, hashed.
-uint64_t DenseDigest(const TrainerCore& trainer);
 // The digest of a run's parameters from its dense replica's digest and its
 // shards' digests in shard order: what RunParts::ParameterDigest returns,
 // computed where the parts are in other processes.

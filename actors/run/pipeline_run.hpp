@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "actors/trainer/pipeline_host.hpp"
-#include "actors/trainer/run_parts.hpp"
-#include "actors/trainer/step_report.hpp"
+#include "actors/run/pipeline_host.hpp"
+#include "actors/run/run_parts.hpp"
+#include "actors/run/step_report.hpp"
 #include "actors/trainer/trainer_actor.hpp"
 #include "configs/config.hpp"
 

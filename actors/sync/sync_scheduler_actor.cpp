@@ -1,4 +1,4 @@
-#include "actors/trainer/sync_scheduler_actor.hpp"
+#include "actors/sync/sync_scheduler_actor.hpp"
 
 #include <caf/all.hpp>
 

@@ -4,8 +4,8 @@
 // BatchPlan: the plans of one batch for all trainers, as the oracle makes
 // them, with what the trainers share stored once.
 //
-// Header-only on purpose: the codec in messages/ includes it without linking
-// the oracle library.
+// In plan/, below messages/, and header-only on purpose: the codec in
+// messages/ includes it without depending on the oracle (docs/layout.md).
 #pragma once
 
 #include <cstdint>
