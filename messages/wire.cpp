@@ -2,6 +2,10 @@
 // capnp's reflection, so that type mismatches throw here and not in a handler.
 #include "messages/wire.hpp"
 
+#include <caf/binary_deserializer.hpp>
+#include <caf/deserializer.hpp>
+#include <caf/error.hpp>
+#include <caf/sec.hpp>
 #include <capnp/dynamic.h>
 
 namespace actorrec::wire::detail {
@@ -68,6 +72,26 @@ void ReadStruct(capnp::DynamicStruct::Reader s) {
 
 void ReadEveryField(capnp::AnyStruct::Reader root, capnp::StructSchema schema) {
   ReadStruct(root.as<capnp::DynamicStruct>(schema));
+}
+
+caf::error LoadFrameBytes(caf::deserializer& in, std::vector<char>& bytes) {
+  size_t n = 0;
+  if (auto err = in.begin_sequence(n)) return err;
+  // CAF reads messages from memory with a binary_deserializer, which knows
+  // what is left; another deserializer gets the transport's own bound
+  // (base/frame_bound.hpp: no message above 1 GiB crosses the network).
+  const auto* binary = dynamic_cast<const caf::binary_deserializer*>(&in);
+  const size_t available = binary != nullptr ? binary->remaining() : size_t{1} << 30;
+  if (n > available) {
+    return caf::make_error(caf::sec::invalid_argument, "a frame announces " + std::to_string(n) +
+                                                           " bytes, more than its message holds (" +
+                                                           std::to_string(available) + ")");
+  }
+  bytes.resize(n);
+  if (n > 0) {
+    if (auto err = in.apply_raw(n, bytes.data())) return err;
+  }
+  return in.end_sequence();
 }
 
 }  // namespace actorrec::wire::detail

@@ -27,6 +27,7 @@
 #include <capnp/message.h>
 #include <capnp/schema.h>
 #include <capnp/serialize.h>
+#include <caf/fwd.hpp>
 #include <caf/meta/type_name.hpp>
 #include <kj/exception.h>
 
@@ -51,9 +52,22 @@ struct Frame {
   std::vector<char> bytes;
 };
 
+namespace detail {
+// Reads a frame's bytes as CAF writes a byte vector (its length, then the
+// bytes), refusing a length beyond the bytes left in the message before
+// allocating. CAF 0.17 itself resizes to whatever length the sender
+// announced, so one small message from a peer could make a receiver
+// allocate up to 4 GiB (docs/cluster_security.md).
+caf::error LoadFrameBytes(caf::deserializer& in, std::vector<char>& bytes);
+}  // namespace detail
+
 template <class Inspector, class S>
 typename Inspector::result_type inspect(Inspector& f, Frame<S>& x) {
-  return f(caf::meta::type_name(MessageName<S>::value), x.bytes);
+  if constexpr (!Inspector::reads_state) {  // loading: a deserializer
+    return detail::LoadFrameBytes(f, x.bytes);
+  } else {
+    return f(caf::meta::type_name(MessageName<S>::value), x.bytes);
+  }
 }
 
 // Flattens a finished message into a frame (the one copy on the send side).

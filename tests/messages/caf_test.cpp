@@ -50,6 +50,34 @@ TEST_CASE("a frame survives CAF's binary serializer byte for byte", "[messages]"
   REQUIRE(view->root().getKeys()[63].getRow() == testing::ExampleRow(63));
 }
 
+TEST_CASE("a frame announcing more bytes than its message holds is refused before anything is allocated",
+          "[messages]") {
+  TestConfig cfg;
+  caf::actor_system sys{cfg};
+  Frame<Rows> frame;
+  frame.bytes.assign(10, 'x');
+  std::vector<char> buffer;
+  caf::binary_serializer sink{sys, buffer};
+  REQUIRE_FALSE(sink(frame));
+  REQUIRE(buffer.size() == 11);  // the length 10 as one varbyte, then the bytes
+  REQUIRE(buffer[0] == 10);
+  // A forged length of 64 MiB, as CAF writes it: 7 bits a byte, low first.
+  std::vector<char> forged;
+  for (uint32_t n = uint32_t{64} << 20; ; n >>= 7) {
+    forged.push_back(static_cast<char>((n & 0x7f) | (n > 0x7f ? 0x80 : 0)));
+    if (n <= 0x7f) break;
+  }
+  forged.insert(forged.end(), buffer.begin() + 1, buffer.end());
+
+  Frame<Rows> copy;
+  caf::binary_deserializer source{sys, forged};
+  auto err = source(copy);
+  REQUIRE(err);
+  CHECK_THAT(sys.render(err), Catch::Contains("more than its message holds"));
+  // CAF's own byte-vector load would have resized to 64 MiB first.
+  CHECK(copy.bytes.capacity() < 1024);
+}
+
 // Wraps a frame of kind S in a caf::message, serializes it as the middleman
 // does (type names included) and reads it back.
 template <class S>
