@@ -121,9 +121,9 @@ TEST_CASE("the real Adult data converts and reads back identically through the s
   TempDir dir;
   std::ifstream in(std::string(ACTORREC_SOURCE_DIR) + "/configs/adult.toml");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string shared = std::string(ACTORREC_SOURCE_DIR) + "/../shared";
-  for (size_t at = text.find("\"../../shared"); at != std::string::npos; at = text.find("\"../../shared", at)) {
-    text.replace(at + 1, 12, shared);
+  const std::string datasets = std::string(ACTORREC_SOURCE_DIR) + "/datasets";
+  for (size_t at = text.find("\"../datasets"); at != std::string::npos; at = text.find("\"../datasets", at)) {
+    text.replace(at + 1, 11, datasets);
   }
   text.replace(text.find("name = \"adult\""), 14, "name = \"adult\"\noutput_dir = \"" + dir.path() + "/out\"");
   WriteBytes(dir.File("adult.toml"), text);

@@ -86,7 +86,7 @@ TEST_CASE("data convert reads the real Adult splits through the schema CSV confi
     }
   };
   // Appends only: GCC 12 warns (-Wrestrict, a false positive) on "\"" + std::string(…).
-  replace("\"../../shared", std::string("\"").append(ACTORREC_SOURCE_DIR).append("/../shared"));
+  replace("\"../datasets", std::string("\"").append(ACTORREC_SOURCE_DIR).append("/datasets"));
   replace("name = \"adult\"", "name = \"adult\"\noutput_dir = \"" + dir.path() + "/out\"");
   WriteBytes(dir.File("adult.toml"), text);
   auto train = Actorrec(dir, {"data", "convert", "--config", dir.File("adult.toml"), "--out", dir.File("a.ards")});

@@ -71,5 +71,5 @@ TEST_CASE("the shipped Adult config describes the real files", "[configs]") {
   REQUIRE(c.dataset.source == "csv");
   REQUIRE(c.dataset.csv.columns.size() == 15);
   REQUIRE(c.dataset.csv.dense.size() + c.dataset.csv.categorical.size() == 14);
-  REQUIRE_THAT(c.dataset.path, Catch::EndsWith("/shared/data/adult/adult.data"));
+  REQUIRE_THAT(c.dataset.path, Catch::EndsWith("/datasets/adult/adult.data"));
 }

@@ -1,4 +1,4 @@
-// Training learns: Wide&Deep and DeepFM on the UCI Adult data (shared/data)
+// Training learns: Wide&Deep and DeepFM on the UCI Adult data (datasets/adult)
 // reach the test AUC such models are known to reach (>= 0.90).
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// The schema CSV reader on the real UCI Adult data in ../shared/data/adult.
+// The schema CSV reader on the real UCI Adult data in datasets/adult.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -14,7 +14,7 @@ namespace {
 
 using testing::Drain;
 using testing::ScratchDir;
-using testing::SharedData;
+using testing::DatasetFile;
 
 // Non-blank, non-comment lines, counted the plain way (what `wc -l` shows,
 // plus a last line without a newline).
@@ -35,8 +35,8 @@ std::unique_ptr<TextFormat> AdultFormat() {
 }
 
 TEST_CASE("The Adult splits read completely and the train dictionary maps the test split", "[data]") {
-  const std::string train = SharedData("adult/adult.data");
-  const std::string test = SharedData("adult/adult.test");
+  const std::string train = DatasetFile("adult/adult.data");
+  const std::string test = DatasetFile("adult/adult.test");
   // The published sizes; the line counts check the copies at hand agree.
   REQUIRE(CountRecords(train) == 32561);
   REQUIRE(CountRecords(test) == 16281);
@@ -91,7 +91,7 @@ TEST_CASE("The Adult splits read completely and the train dictionary maps the te
 TEST_CASE("The Adult schema reads a copy of the test split that opens with a comment and ends in blank lines",
           "[data]") {
   ScratchDir dir;
-  std::string text = testing::ReadBytes(SharedData("adult/adult.test"));
+  std::string text = testing::ReadBytes(DatasetFile("adult/adult.test"));
   text = "|1x3 Cross validator\n" + text + "\n\n\n";
   testing::WriteBytes(dir.File("adult.test"), text);
   auto format = AdultFormat();

@@ -24,6 +24,6 @@ Drained Drain(SampleReader& reader, size_t block) {
   }
 }
 
-std::string SharedData(const std::string& relative) { return std::string(ACTORREC_SHARED_DATA) + "/" + relative; }
+std::string DatasetFile(const std::string& relative) { return std::string(ACTORREC_DATASETS) + "/" + relative; }
 
 }  // namespace actorrec::data::readers::testing

@@ -24,7 +24,7 @@ struct Drained {
 };
 Drained Drain(SampleReader& reader, size_t block = 7);
 
-// <repo>/../shared/data/<relative>, where CI clones shared/ beside the repo.
-std::string SharedData(const std::string& relative);
+// <repo>/datasets/<relative>: the real data shipped with the repository.
+std::string DatasetFile(const std::string& relative);
 
 }  // namespace actorrec::data::readers::testing
