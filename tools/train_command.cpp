@@ -24,6 +24,7 @@
 #include "base/digest.hpp"
 #include "base/json_number.hpp"
 #include "data/bad_record_tally.hpp"
+#include "data/format/dataset.hpp"
 
 namespace actorrec {
 namespace {
@@ -211,10 +212,20 @@ Result<std::unique_ptr<Run>> CreateRun(const config::Config& cfg, const TrainOpt
 }
 
 // Batches the run will train, when the dataset says how many samples it has.
+// The batches the run will train, for the progress line's percentage and
+// ETA: known for generated data and for an actorrec dataset file (its header
+// counts the samples; opening it maps the file and reads nothing else), else
+// only through training.max_batches (0: unknown, no ETA).
 uint64_t PlannedBatches(const config::Config& cfg) {
-  if (cfg.dataset.source != "generated") return cfg.training.max_batches;
+  uint64_t samples = 0;
+  if (cfg.dataset.source == "generated") {
+    samples = cfg.dataset.samples;
+  } else if (cfg.dataset.source == "actorrec") {
+    if (auto dataset = data::format::Dataset::Open(cfg.dataset.path); dataset.ok()) samples = (*dataset)->size();
+  }
+  if (samples == 0) return cfg.training.max_batches;
   const uint64_t b = static_cast<uint64_t>(cfg.training.batch_size);
-  const uint64_t total = (cfg.dataset.samples + b - 1) / b * static_cast<uint64_t>(cfg.training.epochs);
+  const uint64_t total = (samples + b - 1) / b * static_cast<uint64_t>(cfg.training.epochs);
   return cfg.training.max_batches == 0 ? total : std::min(total, cfg.training.max_batches);
 }
 
@@ -533,12 +544,17 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   }
   const data::BadRecords skipped = run.skipped_records();
   out << data::DescribeSkipped(skipped);
-  out << "  metrics: " << metrics_path << "\n" << std::defaultfloat;
   uint64_t digest = 0;
   if (code == kExitOk && !interrupted) {
     auto d = run.ParameterDigest();
-    if (d.ok()) digest = *d;
+    if (d.ok()) {
+      digest = *d;
+      // Equal digests mean bitwise equal parameters (dense and every row):
+      // what the equivalence of modes, resumes and clusters is checked by.
+      out << "  parameter digest: " << Hex64(digest) << "\n";
+    }
   }
+  out << "  metrics: " << metrics_path << "\n" << std::defaultfloat;
   // The file gets the summary once the run trained a batch or ended
   // normally: a run stopped before its first batch has nothing to add.
   std::ostringstream ending;
