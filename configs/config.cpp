@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
+#include <optional>
+#include <type_traits>
 
 #include <toml++/toml.h>
 
@@ -97,8 +100,104 @@ void CheckBatchSplit(const Config& config, TableReader& training) {
                                   (training.Has("batch_size") ? "" : " (the default)") + "; " + fix);
 }
 
+// One --set: its dotted key and the node that replaces the file's value.
+struct Override {
+  std::string arg;  // as given, for messages
+  std::vector<std::string> key;
+  std::unique_ptr<toml::node> value;
+};
+
+bool IsKeyPart(std::string_view part) {
+  if (part.empty()) return false;
+  for (char c : part) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  }
+  return true;
+}
+
+// Parses "dotted.key=value"; a problem (file "--set ARG") when malformed.
+std::optional<Override> ParseOverride(const std::string& arg, std::vector<Problem>* problems) {
+  auto fail = [&](std::string message) -> std::optional<Override> {
+    problems->push_back(Problem{"--set " + arg, 0, "", std::move(message)});
+    return std::nullopt;
+  };
+  const size_t eq = arg.find('=');
+  if (eq == std::string::npos) return fail("expected key=value, e.g. --set training.batch_size=4096");
+  Override o;
+  o.arg = arg;
+  const std::string_view key = std::string_view(arg).substr(0, eq);
+  for (size_t at = 0;;) {
+    const size_t dot = key.find('.', at);
+    o.key.emplace_back(key.substr(at, dot == std::string_view::npos ? std::string_view::npos : dot - at));
+    if (!IsKeyPart(o.key.back())) {
+      return fail("the key must be a dotted name of letters, digits and _ (e.g. training.batch_size)");
+    }
+    if (dot == std::string_view::npos) break;
+    at = dot + 1;
+  }
+  if (o.key.size() < 2) return fail("the key names its table too, e.g. training." + o.key[0]);
+  const std::string value = arg.substr(eq + 1);
+  // A TOML value when the text parses as one; otherwise the text itself, so
+  // that --set training.mode=lrpp needs no quotes.
+  try {
+    toml::table holder = toml::parse("v = " + value);
+    if (toml::node* v = holder.get("v"); v != nullptr && holder.size() == 1) {
+      v->visit([&](auto& node) { o.value = std::make_unique<std::remove_cvref_t<decltype(node)>>(std::move(node)); });
+      return o;
+    }
+  } catch (const toml::parse_error&) {
+  }
+  o.value = std::make_unique<toml::value<std::string>>(value);
+  return o;
+}
+
+// Puts each override into `root`, creating tables on the way. A key under a
+// value or an array of tables (such as cluster.member) is a problem: members
+// are set in the file.
+void ApplyOverrides(toml::table* root, std::vector<Override>* overrides, std::vector<Problem>* problems) {
+  for (Override& o : *overrides) {
+    toml::table* table = root;
+    std::string path;
+    bool ok = true;
+    for (size_t i = 0; i + 1 < o.key.size() && ok; ++i) {
+      path += (path.empty() ? "" : ".") + o.key[i];
+      toml::node* next = table->get(o.key[i]);
+      if (next == nullptr) {
+        table = table->insert_or_assign(o.key[i], toml::table{}).first->second.as_table();
+      } else if (next->is_table()) {
+        table = next->as_table();
+      } else {
+        const bool members = next->is_array_of_tables();
+        problems->push_back(Problem{"--set " + o.arg, 0, "",
+                                    path + " is " + (members ? "an array of tables" : "a value") +
+                                        ", not a table: --set reaches the keys of tables only" +
+                                        (members ? " (change the [[" + path + "]] entries in the file)" : "")});
+        ok = false;
+      }
+    }
+    if (ok) o.value->visit([&](auto& node) { table->insert_or_assign(o.key.back(), std::move(node)); });
+  }
+}
+
+// A problem about an overridden key names the --set, not a line of the file.
+void AttributeToOverrides(const std::vector<Override>& overrides, std::vector<Problem>* problems) {
+  for (Problem& p : *problems) {
+    for (const Override& o : overrides) {
+      std::string key;
+      for (const std::string& part : o.key) key += (key.empty() ? "" : ".") + part;
+      // The key itself, a key under it (an array's element), or a table the
+      // --set created on its way.
+      if (p.key == key || p.key.starts_with(key + ".") || p.key.starts_with(key + "[") ||
+          (!p.key.empty() && key.starts_with(p.key + "."))) {
+        p.file = "--set " + o.arg;
+        p.line = 0;
+      }
+    }
+  }
+}
+
 Config Parse(std::string_view text, const std::string& name, const std::filesystem::path& base_dir,
-             const MemoryBudget& memory) {
+             const MemoryBudget& memory, std::span<const std::string> override_args = {}) {
   ProblemList problems(name);
   toml::table root;
   try {
@@ -109,10 +208,20 @@ Config Parse(std::string_view text, const std::string& name, const std::filesyst
                  "syntax error: " + std::string(e.description()));
     throw ConfigError(problems.Sorted());
   }
+  std::vector<Problem> override_problems;
+  std::vector<Override> overrides;
+  for (const std::string& arg : override_args) {
+    if (auto o = ParseOverride(arg, &override_problems)) overrides.push_back(std::move(*o));
+  }
+  ApplyOverrides(&root, &overrides, &override_problems);
+  if (!override_problems.empty()) throw ConfigError(std::move(override_problems));
 
   Config config;
   config.path = name;
-  config.digest = Digest64Hex(text);
+  std::string digested(text);
+  for (const std::string& arg : override_args) digested.append("\n--set ").append(arg);
+  config.digest = Digest64Hex(digested);
+  config.overrides.assign(override_args.begin(), override_args.end());
   TableReader document(&root, "", &problems);
   TableReader run = document.Table("run");
   ReadRun(run, &config.run);
@@ -145,7 +254,11 @@ Config Parse(std::string_view text, const std::string& name, const std::filesyst
   // Sizes against memory only once they are valid and consistent.
   if (problems.empty()) CheckMemory(config, {&model, &dataset, &training}, memory);
 
-  if (!problems.empty()) throw ConfigError(problems.Sorted());
+  if (!problems.empty()) {
+    std::vector<Problem> sorted = problems.Sorted();
+    AttributeToOverrides(overrides, &sorted);
+    throw ConfigError(std::move(sorted));
+  }
   return config;
 }
 
@@ -169,6 +282,15 @@ Config ParseConfig(std::string_view toml_text, const std::string& path) {
 
 Config ParseConfig(std::string_view toml_text, const std::string& path, const MemoryBudget& memory) {
   return Parse(toml_text, path, DirectoryOf(path), memory);
+}
+
+Config LoadConfigWith(const std::string& path, std::span<const std::string> overrides) {
+  if (path.empty()) return Parse(EmbeddedLocalToml(), kEmbeddedName, {}, MachineMemory(), overrides);
+  std::string text, error;
+  if (!ReadFileText(path, &text, &error)) {
+    throw ConfigError({Problem{path, 0, "", "cannot read the file: " + error}});
+  }
+  return Parse(text, path, DirectoryOf(path), MachineMemory(), overrides);
 }
 
 Config LoadEmbeddedLocal() {

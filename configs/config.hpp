@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -184,7 +185,8 @@ struct ClusterConfig {
 
 struct Config {
   std::string path;                  // as given, or "<embedded local.toml>"
-  std::string digest;                // Digest64Hex of the file's bytes: "same config" check
+  std::string digest;                // Digest64Hex of the file's bytes and the overrides: "same config" check
+  std::vector<std::string> overrides;  // the --set key=value pairs applied on top of the file, in order
   RunConfig run;
   ModelConfig model;
   OptimizerConfig optimizer;
@@ -200,6 +202,15 @@ Config LoadConfig(const std::string& path);
 // Validates TOML text; `path` is used in messages and to resolve relative
 // paths ("" = the working directory).
 Config ParseConfig(std::string_view toml_text, const std::string& path);
+
+// `path` (the embedded default when empty) with `overrides` applied on top,
+// each "dotted.key=value" as given to --set: the value is TOML (4096, 0.5,
+// true, [512, 256], "text"), or else taken as a string (lrpp_delayed), and
+// replaces the file's value or adds the key; sub-tables are created as
+// needed. The result is validated as if the file said so, and a problem with
+// an overridden key names the --set that gave it. The digest covers the
+// overrides: cluster members must be given the same ones.
+Config LoadConfigWith(const std::string& path, std::span<const std::string> overrides);
 
 // configs/local.toml as compiled into the binary.
 std::string_view EmbeddedLocalToml();

@@ -18,6 +18,7 @@
 #include "base/version.hpp"
 #include "configs/config.hpp"
 #include "gpu/device_probe.hpp"
+#include "tools/config_flags.hpp"
 #include "tools/data_command.hpp"
 #include "tools/plan_command.hpp"
 #include "tools/predict_command.hpp"
@@ -34,20 +35,6 @@ constexpr const char* kExitCodes =
     "needs more memory than the process could get); 8 training diverged (a non-finite loss; no checkpoint of\n"
     "its parameters is written, the last good one is kept).";
 
-// Loads --config, or the embedded default when none is given. Prints every
-// problem of an invalid file and returns false.
-bool LoadOrReport(const std::string& path, config::Config* out) {
-  try {
-    *out = path.empty() ? config::LoadEmbeddedLocal() : config::LoadConfig(path);
-    return true;
-  } catch (const config::ConfigError& e) {
-    std::cerr << "actorrec: invalid config (" << e.problems().size() << " problem"
-              << (e.problems().size() == 1 ? "" : "s") << "):\n"
-              << e.what() << "\n";
-    return false;
-  }
-}
-
 bool StartLogging(const std::string& process, const std::string& flag_level, const config::Config& cfg) {
   const std::string level = flag_level.empty() ? cfg.run.log_level : flag_level;
   if (!InitLogging(process, level)) {
@@ -57,11 +44,12 @@ bool StartLogging(const std::string& process, const std::string& flag_level, con
   return true;
 }
 
-int Train(const std::string& config_path, const std::string& log_level, const TrainOptions& options) {
+int Train(const ConfigFlags& config_flags, const std::string& log_level, const TrainOptions& options) {
   config::Config cfg;
-  if (!LoadOrReport(config_path, &cfg)) return kExitUsage;
+  if (!LoadConfigFlags(config_flags, "train", std::cerr, &cfg)) return kExitUsage;
   if (!StartLogging("train", log_level, cfg)) return kExitUsage;
-  std::cout << "actorrec " << BuildVersion() << ": config " << cfg.path << " (digest " << cfg.digest << ")\n"
+  std::cout << "actorrec " << BuildVersion() << ": config " << cfg.path << DescribeOverrides(cfg) << " (digest "
+            << cfg.digest << ")\n"
             << "model " << config::ModelKindName(cfg.model.kind) << ", mode " << config::ModeName(cfg.training.mode)
             << ", " << cfg.cluster.TotalTrainers() << " trainer(s), " << cfg.cluster.TotalShards()
             << " embedding shard(s)\n"
@@ -72,14 +60,14 @@ int Train(const std::string& config_path, const std::string& log_level, const Tr
   return TrainConfig(cfg, options, std::cout, std::cerr);
 }
 
-int Node(const std::string& config_path, const std::string& member_flag, const std::string& role, int rank,
+int Node(const ConfigFlags& config_flags, const std::string& member_flag, const std::string& role, int rank,
          const std::string& log_level, const TrainOptions& node_options) {
-  if (config_path.empty()) {
+  if (config_flags.path.empty()) {
     std::cerr << "actorrec node: --config FILE is required (the topology names every member)\n";
     return kExitUsage;
   }
   config::Config cfg;
-  if (!LoadOrReport(config_path, &cfg)) return kExitUsage;
+  if (!LoadConfigFlags(config_flags, "node", std::cerr, &cfg)) return kExitUsage;
   auto member = SelectMember(cfg.cluster, member_flag, role, rank);
   if (!member.ok()) {
     std::cerr << "actorrec node: " << member.status().message() << "\n";
@@ -142,10 +130,11 @@ int main(int argc, char** argv) {
   std::string log_level;
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off (default: run.log_level)");
 
-  std::string config_path;
+  ConfigFlags config_flags;
   auto* train = app.add_subcommand("train", "Train a model. Without --config, runs the embedded configs/local.toml "
                                             "(all roles in this process).");
-  train->add_option("--config,-c", config_path, "TOML config file (see configs/)")->check(CLI::ExistingFile);
+  train->add_option("--config,-c", config_flags.path, "TOML config file (see configs/)")->check(CLI::ExistingFile);
+  AddSetFlag(train, &config_flags);
   TrainOptions train_options;
   train->add_flag("--lockstep", train_options.lockstep,
                   "run batch by batch from one thread instead of the actor pipeline: the reference the pipeline "
@@ -166,7 +155,8 @@ int main(int argc, char** argv) {
                                   "Run one member of a cluster described by a topology file. The coordinator "
                                   "listens on its address and port; the other members connect to it, prove the "
                                   "cluster secret and start their roles.");
-  node->add_option("--config,-c", config_path, "topology and run config (TOML)")->required();
+  node->add_option("--config,-c", config_flags.path, "topology and run config (TOML)")->required();
+  AddSetFlag(node, &config_flags);
   node->add_option("--member,-m", member, "this process's member name in the topology");
   node->add_option("--role,-r", role,
                    "sampler, oracle, embedding, trainer or all: with --member, checks that the member runs it; "
@@ -209,11 +199,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
-  if (train->parsed()) return Guarded("train", [&] { return Train(config_path, log_level, train_options); });
+  if (train->parsed()) return Guarded("train", [&] { return Train(config_flags, log_level, train_options); });
   if (node->parsed()) {
     // RunMember leaves its actor system running (runtime.hpp): end here,
     // without the static destructors its threads could still touch.
-    const int code = Node(config_path, member, role, rank, log_level, node_options);
+    const int code = Node(config_flags, member, role, rank, log_level, node_options);
     std::cout.flush();
     std::cerr.flush();
     spdlog::shutdown();

@@ -16,12 +16,13 @@
 #include "data/gen/synthetic_generator.hpp"
 #include "data/stats/dataset_stats.hpp"
 #include "data/stats/stats_format.hpp"
+#include "tools/config_flags.hpp"
 
 namespace actorrec {
 namespace {
 
 struct DataFlags {
-  std::string config_path;
+  ConfigFlags config;
   std::string out;
   std::string split = "train";
   uint64_t samples = 0;  // gen: overrides dataset.samples / eval_samples
@@ -32,15 +33,6 @@ struct DataFlags {
   uint64_t max_samples = 0;
 };
 
-bool Load(const std::string& path, config::Config* cfg) {
-  try {
-    *cfg = path.empty() ? config::LoadEmbeddedLocal() : config::LoadConfig(path);
-    return true;
-  } catch (const config::ConfigError& e) {
-    std::cerr << "actorrec data: invalid config:\n" << e.what() << "\n";
-    return false;
-  }
-}
 
 
 // Streams `split` of the configured dataset into an actorrec dataset file.
@@ -147,7 +139,8 @@ std::function<int()> AddDataCommands(CLI::App& app) {
       "convert",
       "Read the dataset a config describes ([dataset]: Criteo TSV, Avazu CSV, schema CSV, DLRM binary, TorchRec "
       "NumPy, generated) and write it in actorrec's columnar format (checksummed, mmap-able).");
-  convert->add_option("--config,-c", flags->config_path, "config whose [dataset] to read")->required();
+  convert->add_option("--config,-c", flags->config.path, "config whose [dataset] to read")->required();
+  AddSetFlag(convert, &flags->config);
   convert->add_option("--out,-o", flags->out, "output dataset file")->required();
   convert->add_option("--split", flags->split, "train (dataset.path) or eval (dataset.eval_path)");
 
@@ -156,7 +149,8 @@ std::function<int()> AddDataCommands(CLI::App& app) {
       "Generate a synthetic dataset ([dataset] with source = \"generated\": table sizes, skew, multi-hot bags, "
       "sessions; labels from a hidden model) into actorrec's format and report its Bayes-optimal AUC. Without "
       "--config: the embedded default (Criteo Kaggle tables at row_scale 0.01).");
-  gen->add_option("--config,-c", flags->config_path, "config with a generated [dataset]");
+  gen->add_option("--config,-c", flags->config.path, "config with a generated [dataset]");
+  AddSetFlag(gen, &flags->config);
   gen->add_option("--out,-o", flags->out, "output dataset file")->required();
   gen->add_option("--split", flags->split, "train (dataset.samples) or eval (dataset.eval_samples)");
   gen->add_option("--samples,-n", flags->samples, "samples to generate (overrides the config)");
@@ -168,7 +162,8 @@ std::function<int()> AddDataCommands(CLI::App& app) {
       "unique rows per batch (coalescing), RecD's DedupeFactor (measured, and modelled for generated sessions) "
       "and the hit rate of a static top-k cache. Reads an actorrec dataset file, or the [dataset] of --config.");
   stats->add_option("dataset", flags->dataset_file, "actorrec dataset file (from data convert / gen)");
-  stats->add_option("--config,-c", flags->config_path, "config whose [dataset] to read instead");
+  stats->add_option("--config,-c", flags->config.path, "config whose [dataset] to read instead");
+  AddSetFlag(stats, &flags->config);
   stats->add_option("--split", flags->split, "with --config: train or eval");
   stats->add_option("--batch-size,-b", flags->batch_size, "batch size for per-batch figures (default: the "
                                                            "config's training.batch_size, else 4096)");
@@ -182,14 +177,14 @@ std::function<int()> AddDataCommands(CLI::App& app) {
       return kExitUsage;
     }
     if (stats->parsed() && !flags->dataset_file.empty()) {
-      if (!flags->config_path.empty()) {
+      if (!flags->config.path.empty()) {
         std::cerr << "actorrec data stats: give a dataset file or --config, not both\n";
         return kExitUsage;
       }
       return Stats(*flags, nullptr, *split);
     }
     config::Config cfg;
-    if (!Load(flags->config_path, &cfg)) return kExitUsage;
+    if (!LoadConfigFlags(flags->config, "data", std::cerr, &cfg)) return kExitUsage;
     if (stats->parsed()) return Stats(*flags, &cfg, *split);
     if (convert->parsed()) return ConvertTo(cfg, *split, flags->out, /*show_bayes_auc=*/false);
     if (gen->parsed()) {

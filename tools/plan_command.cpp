@@ -16,6 +16,7 @@
 #include "base/logging.hpp"
 #include "configs/config.hpp"
 #include "models/optimizers.hpp"
+#include "tools/config_flags.hpp"
 
 namespace actorrec {
 namespace {
@@ -35,7 +36,7 @@ constexpr const char* kFields =
     "summary go to stderr. Full description: docs/plan_format.md.";
 
 struct PlanFlags {
-  std::string config_path;
+  ConfigFlags config;
   uint64_t batches = 10;
   std::string out = "-";
   std::optional<uint32_t> trainer;
@@ -48,11 +49,7 @@ int Fail(int code, const std::string& message) {
 
 int RunPlan(const PlanFlags& flags) {
   config::Config cfg;
-  try {
-    cfg = flags.config_path.empty() ? config::LoadEmbeddedLocal() : config::LoadConfig(flags.config_path);
-  } catch (const config::ConfigError& e) {
-    return Fail(kExitUsage, std::string("invalid config:\n").append(e.what()));
-  }
+  if (!LoadConfigFlags(flags.config, "plan", std::cerr, &cfg)) return kExitUsage;
   // Readers may log; the log goes to stderr, the plans (maybe) to stdout.
   if (!InitLogging("plan", "warn")) return Fail(kExitFailure, "cannot start logging");
 
@@ -142,9 +139,10 @@ std::function<int()> AddPlanCommand(CLI::App& app) {
                                   "Write the oracle's plans for the first batches of a config as JSON lines: which "
                                   "rows each trainer prefetches, syncs and evicts, and its features as cache slots.");
   plan->footer(kFields);
-  plan->add_option("--config,-c", flags->config_path,
+  plan->add_option("--config,-c", flags->config.path,
                    "TOML config (see configs/); default: the embedded configs/local.toml")
       ->check(CLI::ExistingFile);
+  AddSetFlag(plan, &flags->config);
   plan->add_option("--batches,-n", flags->batches, "how many batches to plan (default 10)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   plan->add_option("--out,-o", flags->out, "where the JSON lines go; - is stdout (default)");

@@ -10,12 +10,13 @@
 #include "actors/run/checkpoint.hpp"
 #include "actors/run/run_parts.hpp"
 #include "configs/config.hpp"
+#include "tools/config_flags.hpp"
 
 namespace actorrec {
 namespace {
 
 struct PredictFlags {
-  std::string config_path;
+  ConfigFlags config;
   std::string checkpoint;
   std::string data;
   std::string out = "predictions.csv";
@@ -24,12 +25,7 @@ struct PredictFlags {
 
 int RunPredict(const PredictFlags& flags) {
   config::Config cfg;
-  try {
-    cfg = flags.config_path.empty() ? config::LoadEmbeddedLocal() : config::LoadConfig(flags.config_path);
-  } catch (const config::ConfigError& e) {
-    std::cerr << "actorrec predict: invalid config:\n" << e.what() << "\n";
-    return kExitUsage;
-  }
+  if (!LoadConfigFlags(flags.config, "predict", std::cerr, &cfg)) return kExitUsage;
   if (!flags.data.empty()) {
     if (cfg.dataset.source == "generated") {
       std::cerr << "actorrec predict: --data replaces dataset.eval_path of a file dataset; " << cfg.path
@@ -97,9 +93,10 @@ std::function<int()> AddPredictCommand(CLI::App& app) {
       "predict",
       "Score samples with a checkpoint's parameters: writes label,probability per sample as CSV and prints "
       "AUC, log-loss and accuracy.");
-  predict->add_option("--config,-c", flags->config_path,
+  predict->add_option("--config,-c", flags->config.path,
                       "the TOML config the checkpoint was trained with (default: the embedded configs/local.toml)")
       ->check(CLI::ExistingFile);
+  AddSetFlag(predict, &flags->config);
   predict->add_option("--checkpoint", flags->checkpoint, "checkpoint directory (actorrec train --checkpoint-dir)")
       ->required()
       ->check(CLI::ExistingDirectory);

@@ -57,6 +57,26 @@ TEST_CASE("train on the embedded default starts every role, trains, learns and e
   REQUIRE_THAT(last, Catch::StartsWith("{\"event\":\"summary\","));
   REQUIRE_THAT(last, Catch::Contains("\"shard_bytes\":"));
   REQUIRE_THAT(last, Catch::Contains("\"ms_per_batch\":{\"fetch\":"));
+  // The summary prints the digest that metrics.jsonl records.
+  const size_t at = last.find("\"parameter_digest\":\"");
+  REQUIRE(at != std::string::npos);
+  REQUIRE_THAT(r.output, Catch::Contains("  parameter digest: " + last.substr(at + 20, 16) + "\n"));
+}
+
+TEST_CASE("--set overrides config keys on the command line, validated and named like the file's", "[cli]") {
+  TempDir dir;
+  auto r = Actorrec(dir, {"train", "--set", "training.max_batches=2", "--set", "training.mode=lrpp"});
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  REQUIRE_THAT(r.output, Catch::Contains("config <embedded local.toml> with --set training.max_batches=2 --set "
+                                         "training.mode=lrpp (digest "));
+  REQUIRE_THAT(r.output, Catch::Contains("mode lrpp,"));
+  REQUIRE_THAT(r.output, Catch::Contains("summary: 2 batches"));
+  auto bad = Actorrec(dir, {"train", "--set", "training.batch_size=1001", "--set", "training.mdoe=lrpp"});
+  INFO(bad.output);
+  REQUIRE(bad.code == 2);
+  REQUIRE_THAT(bad.output, Catch::Contains("--set training.batch_size=1001: training.batch_size: expected a multiple"));
+  REQUIRE_THAT(bad.output, Catch::Contains("--set training.mdoe=lrpp: training.mdoe: unknown key (did you mean mode?)"));
 }
 
 TEST_CASE("a subcommand that is not built yet says so and exits 6", "[cli]") {
