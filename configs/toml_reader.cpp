@@ -134,6 +134,31 @@ TableReader::TableReader(const toml::table* table, std::string path, ProblemList
   if (table_ != nullptr) line_ = LineOfNode(*table_);
 }
 
+namespace {
+thread_local KeyRecording* g_recording = nullptr;
+
+// "cluster.member[2]" -> "cluster.member".
+std::string TablePattern(std::string_view path) {
+  std::string out;
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (path[i] == '[') {
+      while (i < path.size() && path[i] != ']') ++i;
+      continue;
+    }
+    out += path[i];
+  }
+  return out;
+}
+}  // namespace
+
+KeyRecording::KeyRecording() : previous_(g_recording) { g_recording = this; }
+KeyRecording::~KeyRecording() { g_recording = previous_; }
+KeyRecording* KeyRecording::Current() { return g_recording; }
+
+void TableReader::Note(std::string_view key, const std::string& type) const {
+  if (g_recording != nullptr) g_recording->asked_.push_back({TablePattern(path_), std::string(key), type});
+}
+
 bool TableReader::Has(std::string_view key) const {
   return table_ != nullptr && table_->get(key) != nullptr;
 }
@@ -176,9 +201,10 @@ void TableReader::Expected(std::string_view key, const toml::node& found,
 }
 
 std::optional<int64_t> TableReader::Int(std::string_view key, int64_t min, int64_t max) {
+  std::string expected = "an integer " + DescribeIntRange(min, max);
+  Note(key, expected);
   const toml::node* node = Use(key);
   if (node == nullptr) return std::nullopt;
-  std::string expected = "an integer " + DescribeIntRange(min, max);
   auto value = node->as_integer();
   if (value == nullptr) {
     Expected(key, *node, expected, /*show_type=*/true);
@@ -192,10 +218,11 @@ std::optional<int64_t> TableReader::Int(std::string_view key, int64_t min, int64
 }
 
 std::optional<double> TableReader::Real(std::string_view key, const RealRange& range) {
-  const toml::node* node = Use(key);
-  if (node == nullptr) return std::nullopt;
   std::string expected = "a finite number";
   if (std::string bounds = DescribeRealRange(range); !bounds.empty()) expected += " " + bounds;
+  Note(key, expected);
+  const toml::node* node = Use(key);
+  if (node == nullptr) return std::nullopt;
   // An integer is a fine number: "row_scale = 1" means 1.0.
   double x;
   if (auto i = node->as_integer()) {
@@ -214,6 +241,7 @@ std::optional<double> TableReader::Real(std::string_view key, const RealRange& r
 }
 
 std::optional<std::string> TableReader::String(std::string_view key) {
+  Note(key, "a non-empty string");
   const toml::node* node = Use(key);
   if (node == nullptr) return std::nullopt;
   auto value = node->as_string();
@@ -229,6 +257,7 @@ std::optional<std::string> TableReader::String(std::string_view key) {
 }
 
 std::optional<bool> TableReader::Bool(std::string_view key) {
+  Note(key, "true or false");
   const toml::node* node = Use(key);
   if (node == nullptr) return std::nullopt;
   auto value = node->as_boolean();
@@ -240,6 +269,7 @@ std::optional<bool> TableReader::Bool(std::string_view key) {
 }
 
 std::optional<std::vector<std::string>> TableReader::StringArray(std::string_view key, size_t max_size) {
+  Note(key, "an array of 1 to " + std::to_string(max_size) + " non-empty strings");
   const toml::node* node = Use(key);
   if (node == nullptr) return std::nullopt;
   auto array = node->as_array();
@@ -268,6 +298,7 @@ std::optional<std::vector<std::string>> TableReader::StringArray(std::string_vie
 
 std::optional<std::vector<double>> TableReader::RealOrArray(std::string_view key, const RealRange& range,
                                                             size_t max_size) {
+  Note(key, "a number or an array of 1 to " + std::to_string(max_size) + " numbers, each " + DescribeRealRange(range));
   const toml::node* node = Use(key);
   if (node == nullptr) return std::nullopt;
   if (node->as_array() == nullptr) {
@@ -303,9 +334,10 @@ std::optional<std::vector<double>> TableReader::RealOrArray(std::string_view key
 
 std::optional<size_t> TableReader::Choice(std::string_view key,
                                           std::span<const std::string_view> choices) {
+  std::string expected = "one of " + JoinNames(choices);
+  Note(key, expected);
   const toml::node* node = Use(key);
   if (node == nullptr) return std::nullopt;
-  std::string expected = "one of " + JoinNames(choices);
   auto value = node->as_string();
   if (value == nullptr) {
     Expected(key, *node, expected, /*show_type=*/true);
@@ -323,9 +355,10 @@ std::optional<size_t> TableReader::Choice(std::string_view key,
 
 std::optional<std::vector<int64_t>> TableReader::IntArray(std::string_view key, int64_t min,
                                                           int64_t max, size_t max_size) {
+  std::string element = "integers " + DescribeIntRange(min, max);
+  Note(key, "an array of 1 to " + std::to_string(max_size) + " " + element);
   const toml::node* node = Use(key);
   if (node == nullptr) return std::nullopt;
-  std::string element = "integers " + DescribeIntRange(min, max);
   auto array = node->as_array();
   if (array == nullptr || array->empty()) {
     Fail(key, "expected a non-empty array of " + element + "; got " +
@@ -358,9 +391,10 @@ std::optional<std::vector<int64_t>> TableReader::IntArray(std::string_view key, 
 
 std::optional<std::vector<size_t>> TableReader::ChoiceArray(
     std::string_view key, std::span<const std::string_view> choices) {
+  std::string expected = "one of " + JoinNames(choices);
+  Note(key, "an array of strings, each " + expected);
   const toml::node* node = Use(key);
   if (node == nullptr) return std::nullopt;
-  std::string expected = "one of " + JoinNames(choices);
   auto array = node->as_array();
   if (array == nullptr || array->empty()) {
     Fail(key, "expected a non-empty array of strings, each " + expected + "; got " +
@@ -394,6 +428,7 @@ std::optional<std::vector<size_t>> TableReader::ChoiceArray(
 }
 
 TableReader TableReader::Table(std::string_view key) {
+  Note(key, "a table [" + TablePattern(KeyPath(key)) + "]");
   const toml::node* node = Use(key);
   const toml::table* table = node == nullptr ? nullptr : node->as_table();
   if (node != nullptr && table == nullptr) {
@@ -403,6 +438,7 @@ TableReader TableReader::Table(std::string_view key) {
 }
 
 std::vector<const toml::table*> TableReader::TableArray(std::string_view key) {
+  Note(key, "an array of tables [[" + TablePattern(KeyPath(key)) + "]]");
   const toml::node* node = Use(key);
   std::vector<const toml::table*> out;
   if (node == nullptr) return out;
@@ -426,6 +462,9 @@ std::vector<const toml::table*> TableReader::TableArray(std::string_view key) {
 }
 
 void TableReader::Finish(std::span<const std::string_view> known) {
+  if (g_recording != nullptr) {
+    for (std::string_view key : known) g_recording->known_.push_back({TablePattern(path_), std::string(key), ""});
+  }
   if (table_ == nullptr) return;
   for (auto&& [key, node] : *table_) {
     if (used_.count(key.str()) != 0) continue;

@@ -52,6 +52,34 @@ struct RealRange {
   bool max_open = false;
 };
 
+// What the readers ask for, recorded while a KeyRecording lives on this
+// thread: every getter call (the key and the type it expects) and every
+// table's list of known keys. The config reference (key_reference.hpp) is
+// built from it, so that it lists exactly the keys the loader accepts.
+struct RecordedKey {
+  std::string table;  // dotted, array indices dropped: "cluster.member", "" for the root
+  std::string key;
+  std::string type;   // "an integer in [1, 1024]", …; empty for a known-keys entry
+};
+
+class KeyRecording {
+ public:
+  KeyRecording();
+  ~KeyRecording();
+  KeyRecording(const KeyRecording&) = delete;
+  KeyRecording& operator=(const KeyRecording&) = delete;
+  // The recording alive on this thread, or null.
+  static KeyRecording* Current();
+
+  const std::vector<RecordedKey>& asked() const { return asked_; }
+  const std::vector<RecordedKey>& known() const { return known_; }
+
+ private:
+  friend class TableReader;
+  KeyRecording* previous_;
+  std::vector<RecordedKey> asked_, known_;
+};
+
 class TableReader {
  public:
   static constexpr int64_t kNoMax = std::numeric_limits<int64_t>::max();
@@ -113,6 +141,8 @@ class TableReader {
  private:
   // Marks `key` used and returns its node, or null when absent.
   const toml::node* Use(std::string_view key);
+  // Records that `key` is read as `type` when a KeyRecording is alive.
+  void Note(std::string_view key, const std::string& type) const;
   void Expected(std::string_view key, const toml::node& found, std::string_view expected,
                 bool show_type);
 

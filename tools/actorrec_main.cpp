@@ -18,6 +18,7 @@
 #include "base/version.hpp"
 #include "configs/config.hpp"
 #include "gpu/device_probe.hpp"
+#include "tools/config_command.hpp"
 #include "tools/config_flags.hpp"
 #include "tools/data_command.hpp"
 #include "tools/plan_command.hpp"
@@ -173,6 +174,7 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory);
 
   auto run_data = AddDataCommands(app);
+  auto run_config = AddConfigCommand(app);
   auto run_plan = AddPlanCommand(app);
   auto run_predict = AddPredictCommand(app);
 
@@ -209,6 +211,7 @@ int main(int argc, char** argv) {
     spdlog::shutdown();
     std::_Exit(code);
   }
+  if (app.got_subcommand("config")) return Guarded("config", run_config);
   if (app.got_subcommand("data")) {
     if (!InitLogging("data", log_level.empty() ? "info" : log_level)) return kExitUsage;
     return Guarded("data", run_data);

@@ -63,6 +63,16 @@ TEST_CASE("train on the embedded default starts every role, trains, learns and e
   REQUIRE_THAT(r.output, Catch::Contains("  parameter digest: " + last.substr(at + 20, 16) + "\n"));
 }
 
+TEST_CASE("docs/config.md is what `actorrec config reference` prints from the loader", "[cli]") {
+  TempDir dir;
+  auto r = Actorrec(dir, {"config", "reference"});
+  REQUIRE(r.code == 0);
+  std::ifstream in(std::string(ACTORREC_SOURCE_DIR) + "/docs/config.md");
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // When this fails: build/actorrec config reference > docs/config.md
+  REQUIRE(r.output == page);
+}
+
 TEST_CASE("--set overrides config keys on the command line, validated and named like the file's", "[cli]") {
   TempDir dir;
   auto r = Actorrec(dir, {"train", "--set", "training.max_batches=2", "--set", "training.mode=lrpp"});
