@@ -51,6 +51,10 @@ const char* RoleName(Role r) { return kRoleNames[static_cast<size_t>(r)].data();
 const char* ModelKindName(ModelKind k) { return kModelKindNames[static_cast<size_t>(k)].data(); }
 const char* ModeName(Mode m) { return kModeNames[static_cast<size_t>(m)].data(); }
 
+bool DatasetConfig::raw_text() const {
+  return source == "criteo_tsv" || source == "avazu_csv" || source == "csv" || source == "libfm";
+}
+
 bool Member::Has(Role r) const { return std::find(roles.begin(), roles.end(), r) != roles.end(); }
 
 int ClusterConfig::TotalTrainers() const {
@@ -244,9 +248,7 @@ Config Parse(std::string_view text, const std::string& name, const std::filesyst
   }
   // The mapping belongs to the run's outputs, never beside the input data
   // (which may be read-only or shared).
-  const bool raw_text = config.dataset.source == "criteo_tsv" || config.dataset.source == "avazu_csv" ||
-                    config.dataset.source == "csv";
-  if (raw_text && config.dataset.mapping_file.empty()) {
+  if (config.dataset.raw_text() && config.dataset.mapping_file.empty()) {
     config.dataset.mapping_file =
         config.run.output_dir + "/" + std::filesystem::path(config.dataset.path).filename().string() + ".mapping";
   }

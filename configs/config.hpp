@@ -119,8 +119,14 @@ struct CsvConfig {
   std::string comment;               // lines starting with it are not records
 };
 
+// [dataset.libfm]: the libFM text format (data/readers/libfm.hpp).
+struct LibfmConfig {
+  int fields = 0;                    // required: features per line, one table each
+  bool field_ids = false;            // field:feature:value (libffm) instead of feature:value
+};
+
 struct DatasetConfig {
-  // generated | criteo_tsv | avazu_csv | dlrm_binary | torchrec_npy | csv | actorrec
+  // generated | criteo_tsv | avazu_csv | dlrm_binary | torchrec_npy | csv | libfm | actorrec
   std::string source = "generated";
   std::string path;                  // required unless source == generated; resolved
   std::string eval_path;             // optional held-out split; resolved
@@ -139,6 +145,11 @@ struct DatasetConfig {
   std::string mapping_file;          // saved mapping; resolved; default "<output_dir>/<file name of path>.mapping"
   GeneratorConfig generator;
   CsvConfig csv;
+  LibfmConfig libfm;
+
+  // Raw text read line by line, whose categorical values become rows through
+  // a mapping: criteo_tsv, avazu_csv, csv and libfm.
+  bool raw_text() const;
 };
 
 struct TrainingConfig {

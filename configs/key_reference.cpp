@@ -93,7 +93,7 @@ const Meaning kMeanings[] = {
      "The starting value of Adagrad's and row-wise Adagrad's accumulators."},
     // [dataset]
     {"dataset", "source", [](const Config& c) { return Text(c.dataset.source); },
-     "Where samples come from: generated on the fly, a raw format, or an actorrec file written by `data convert` / `data gen`."},
+     "Where samples come from: generated on the fly, a raw format (libfm: data/readers/libfm.hpp), or an actorrec file written by `data convert` / `data gen`."},
     {"dataset", "dense_features", [](const Config& c) { return Int(c.dataset.dense_features); },
      "Dense (continuous) features per sample; must match the data (Avazu has 0)."},
     {"dataset", "on_bad_record", [](const Config& c) { return Text(c.dataset.on_bad_record); },
@@ -124,6 +124,8 @@ const Meaning kMeanings[] = {
      "actorrec files only: read each epoch in a shuffled order seeded by run.seed (false: file order)."},
     {"dataset", "generator", [](const Config&) { return std::string("(none)"); },
      "Generated only: the [dataset.generator] table (below)."},
+    {"dataset", "libfm", [](const Config&) { return std::string("(none)"); },
+     "source = \"libfm\", required: the [dataset.libfm] table (below)."},
     {"dataset", "csv", [](const Config&) { return std::string("(none)"); },
      "source = \"csv\", required: the [dataset.csv] table describing the columns (below)."},
     // [dataset.generator]
@@ -179,6 +181,11 @@ const Meaning kMeanings[] = {
      "A marker of a missing value besides the empty field (\"?\" in Adult)."},
     {"dataset.csv", "comment", [](const Config&) { return std::string("(none)"); },
      "Lines that start with it are not records."},
+    // [dataset.libfm]
+    {"dataset.libfm", "fields", [](const Config& c) { return Int(c.dataset.libfm.fields); },
+     "Required: features per line, one embedding table each (Frappe: 10; MovieLens in the NFM paper: 3)."},
+    {"dataset.libfm", "field_ids", [](const Config& c) { return Flag(c.dataset.libfm.field_ids); },
+     "Features are field:feature:value (libffm) instead of feature:value, the k-th of a line being field k."},
     // [training]
     {"training", "mode", [](const Config& c) { return Text(ModeName(c.training.mode)); },
      "The cache and sync strategy; every mode gives the same parameters bit for bit (README: Models and modes)."},
@@ -240,6 +247,8 @@ kind = "?"
 [dataset]
 source = "?"
 [dataset.generator]
+[dataset.libfm]
+fields = 1
 [dataset.csv]
 label = "?"
 positive = ["?"]
@@ -275,7 +284,7 @@ Recorded Record() {
 // The tables in the order a config file has them.
 int TableRank(const std::string& table) {
   static constexpr std::string_view kOrder[] = {"run",     "model",    "optimizer",         "dataset",
-                                                "dataset.generator", "dataset.csv", "training", "cluster",
+                                                "dataset.generator", "dataset.csv", "dataset.libfm", "training", "cluster",
                                                 "cluster.member"};
   for (size_t i = 0; i < std::size(kOrder); ++i) {
     if (kOrder[i] == table) return static_cast<int>(i);

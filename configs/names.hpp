@@ -22,7 +22,7 @@ inline constexpr std::string_view kLogLevels[] = {"trace", "debug", "info", "war
 inline constexpr std::string_view kPoolings[] = {"sum", "mean"};
 inline constexpr std::string_view kSources[] = {"generated",    "criteo_tsv", "avazu_csv",
                                                 "dlrm_binary",  "torchrec_npy", "csv",
-                                                "actorrec"};
+                                                "libfm",        "actorrec"};
 inline constexpr std::string_view kPresets[] = {"criteo-kaggle", "custom"};
 inline constexpr std::string_view kBadRecordPolicies[] = {"fail", "skip"};
 inline constexpr std::string_view kCategoricalMappings[] = {"dictionary", "hash"};

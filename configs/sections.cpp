@@ -249,6 +249,15 @@ void ReadCsv(TableReader& t, CsvConfig* c) {
   t.Finish(kKeys);
 }
 
+void ReadLibfm(TableReader& t, LibfmConfig* l) {
+  if (t.Require("fields", "required: the features of every line, one embedding table each (e.g. fields = 10)")) {
+    Assign(t.Int("fields", 1, 4096), &l->fields);
+  }
+  Assign(t.Bool("field_ids"), &l->field_ids);
+  static constexpr std::string_view kKeys[] = {"fields", "field_ids"};
+  t.Finish(kKeys);
+}
+
 void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetConfig* ds) {
   auto source = t.Choice("source", kSources);
   if (source) ds->source = kSources[*source];
@@ -309,9 +318,8 @@ void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetC
       t.NotApplicable("table_rows", why);
     }
   }
-  const bool text = ds->source == "criteo_tsv" || ds->source == "avazu_csv" || ds->source == "csv";
-  if (known && !text) {
-    const std::string why = "applies only to raw text sources (criteo_tsv, avazu_csv, csv); this dataset is "
+  if (known && !ds->raw_text()) {
+    const std::string why = "applies only to raw text sources (criteo_tsv, avazu_csv, csv, libfm); this dataset is "
                             "source = " + Quote(ds->source);
     for (std::string_view key : {"categorical", "min_count", "hash_rows", "mapping_file"}) t.NotApplicable(key, why);
   } else {
@@ -346,10 +354,24 @@ void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetC
   } else if (known && ds->source == "csv") {
     t.Require("csv", "required for source = \"csv\": a [dataset.csv] table describing the columns");
   }
+  auto libfm = t.Table("libfm");
+  if (libfm.present()) {
+    if (known && ds->source != "libfm") {
+      t.NotApplicable("libfm", "applies only to source = \"libfm\"");
+    } else {
+      ReadLibfm(libfm, &ds->libfm);
+    }
+  } else if (known && ds->source == "libfm") {
+    t.Require("libfm", "required for source = \"libfm\": a [dataset.libfm] table with fields = <features per line>");
+  }
+  if (known && ds->source == "libfm" && ds->dense_features != 0) {
+    t.Fail("dense_features", "expected 0 for source = \"libfm\" (its features are categorical ids); got " +
+                                 std::to_string(ds->dense_features) + (t.Has("dense_features") ? "" : " (the default)"));
+  }
   static constexpr std::string_view kKeys[] = {
       "source",  "path",       "eval_path",  "preset",        "samples", "eval_samples",
       "dense_features", "table_rows", "row_scale", "on_bad_record", "categorical", "min_count",
-      "hash_rows", "mapping_file", "shuffle", "generator", "csv"};
+      "hash_rows", "mapping_file", "shuffle", "generator", "csv", "libfm"};
   t.Finish(kKeys);
 }
 

@@ -11,6 +11,7 @@
 #include "data/readers/criteo_tsv.hpp"
 #include "data/readers/csv_schema.hpp"
 #include "data/readers/dlrm_binary_reader.hpp"
+#include "data/readers/libfm.hpp"
 #include "data/readers/npy_triplet_reader.hpp"
 #include "data/readers/text_reader.hpp"
 
@@ -40,6 +41,9 @@ Result<std::unique_ptr<data::readers::TextFormat>> TextFormatOf(const config::Da
   namespace r = data::readers;
   if (ds.source == "criteo_tsv") return r::CriteoTsvFormat();
   if (ds.source == "avazu_csv") return r::AvazuCsvFormat();
+  if (ds.source == "libfm") {
+    return r::LibfmFormat({static_cast<size_t>(ds.libfm.fields), ds.libfm.field_ids});
+  }
   const auto& c = ds.csv;
   r::CsvSchema s;
   s.separator = c.separator;

@@ -73,3 +73,24 @@ TEST_CASE("the shipped Adult config describes the real files", "[configs]") {
   REQUIRE(c.dataset.csv.dense.size() + c.dataset.csv.categorical.size() == 14);
   REQUIRE_THAT(c.dataset.path, Catch::EndsWith("/datasets/adult/adult.data"));
 }
+
+TEST_CASE("a libfm dataset needs [dataset.libfm] with its fields and no dense features", "[configs]") {
+  TempDir dir;
+  const std::string libfm = Replace(kValid, "samples = 4096",
+                                    "source = \"libfm\"\npath = \"train.libfm\"\ndense_features = 0\n\n"
+                                    "[dataset.libfm]\nfields = 10\nfield_ids = true\n");
+  Config c = LoadConfig(dir.Write("fm.toml", libfm));
+  REQUIRE(c.dataset.source == "libfm");
+  REQUIRE(c.dataset.libfm.fields == 10);
+  REQUIRE(c.dataset.libfm.field_ids);
+  REQUIRE(c.dataset.raw_text());
+  REQUIRE_THAT(c.dataset.mapping_file, Catch::EndsWith("train.libfm.mapping"));
+
+  const std::string no_table = Replace(kValid, "samples = 4096", "source = \"libfm\"\npath = \"train.libfm\"\n");
+  const std::string error = LoadError(dir.Write("bad.toml", no_table));
+  REQUIRE_THAT(error, Catch::Contains("dataset.libfm: missing"));
+  REQUIRE_THAT(error, Catch::Contains("dataset.dense_features: expected 0 for source = \"libfm\""));
+  const std::string elsewhere = Replace(kValid, "samples = 4096", "samples = 4096\n\n[dataset.libfm]\nfields = 3\n");
+  REQUIRE_THAT(LoadError(dir.Write("gen.toml", elsewhere)),
+               Catch::Contains("dataset.libfm: applies only to source = \"libfm\""));
+}
