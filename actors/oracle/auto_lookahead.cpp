@@ -105,7 +105,10 @@ Result<LookaheadChoice> ChooseLookahead(const PlannerOptions& options, const std
       choice.report = "lookahead 1 (automatic: " + cut + "; it ends its window at once)";
       return choice;
     }
-    LookaheadChoice choice = Largest(options, batches, fitting, PrefixPeaks(options, batches, fitting, 1),
+    // An L beyond those batches would see past where the window ends.
+    PlannerOptions before = options;
+    before.max_lookahead = static_cast<uint32_t>(std::min<size_t>(options.max_lookahead, fitting));
+    LookaheadChoice choice = Largest(before, batches, fitting, PrefixPeaks(options, batches, fitting, 1),
                                      "a probe of the " + std::to_string(fitting) + " batches before it");
     choice.report.insert(choice.report.find("(automatic: ") + 12, cut + "; ");
     return choice;
