@@ -69,11 +69,9 @@ Status Planner::Finish() {
 Status Planner::RunProbe() {
   PlannerOptions from = options_;
   from.first_batch = next_batch();
+  // It does not fail: where even L = 1 does not fit, windows end early.
   Result<LookaheadChoice> choice = ChooseLookahead(from, probe_, /*may_end_window=*/true);
-  if (!choice.ok()) {
-    if (windows_ended_ == 0) return choice.status();
-    return Status::InvalidArgument("from batch " + std::to_string(from.first_batch) + ": " + choice.status().message());
-  }
+  ACTORREC_ASSERT(choice.ok(), choice.status().message());
   core_ = std::make_unique<LookaheadCore>(from, owned_, choice->lookahead, /*bounded=*/true, /*may_flush=*/true);
   Report(windows_ended_ == 0 ? choice->report : "from batch " + std::to_string(from.first_batch) + ": " + choice->report,
          /*window_ended=*/false);

@@ -77,8 +77,8 @@ class Planner final : public PlanMaker {
   bool CanPush() const override;
 
   // Adds the next global batch. InvalidArgument when its shape or a row id
-  // does not match the options; with an automatic L, the probe's error when
-  // the batches that fill the probe do not fit even with L = 1.
+  // does not match the options. (An automatic L's probe does not fail: a
+  // cache too small shows when a batch is planned, PlanNext.)
   // REQUIRES: CanPush().
   Status Push(BatchRows rows) override;
 
