@@ -35,9 +35,14 @@ struct LookaheadChoice {
 };
 
 // The largest L in [1, max_lookahead] whose PeakOccupancy over `batches`
-// fits every partition's capacity. InvalidArgument naming the capacity each
-// partition needs when even L = 1 does not fit. A later batch may still need
-// more than the probe saw: PlanNext then fails naming the capacity.
-Result<LookaheadChoice> ChooseLookahead(const PlannerOptions& options, const std::deque<BatchRows>& batches);
+// fits every partition's capacity. When even L = 1 does not fit:
+// InvalidArgument naming the capacity each partition needs; or, with
+// `may_end_window` (a planner whose window ends early where a batch does not
+// fit, LookaheadCore), the largest L, up to their number, that fits the
+// batches before the first one L = 1 does not fit, and 1 when that is the
+// first batch (it will end its window at once, or fail naming what its own
+// rows need). A later batch may still need more than the probe saw.
+Result<LookaheadChoice> ChooseLookahead(const PlannerOptions& options, const std::deque<BatchRows>& batches,
+                                        bool may_end_window = false);
 
 }  // namespace actorrec::oracle

@@ -448,7 +448,7 @@ LookaheadCore::LookaheadCore(const PlannerOptions& options, std::vector<uint32_t
       trainer_occupancy_(trainers_),
       flush_private_(trainers_) {
   ACTORREC_ASSERT(lookahead >= 1, "the core plans with a lookahead of at least 1");
-  ACTORREC_ASSERT(!may_flush || (bounded && owned_.size() == 1), "a flush needs a bounded core of one partition");
+  ACTORREC_ASSERT(!may_flush || bounded, "a flush needs a bounded core");
   for (uint32_t p : owned_) {
     const Partition& part = options.partitions[p];
     part_tables_.push_back(part.tables);
@@ -578,20 +578,19 @@ void LookaheadCore::Push(const BatchRows& rows) {
   ++pushed_;
 }
 
-Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
-  ACTORREC_ASSERT(planned_ < pushed_ && !flushed_, "plan only pushed batches, and none after a flush");
-  const uint64_t b = planned_;
+uint32_t LookaheadCore::Later(uint64_t b) const {
+  return static_cast<uint32_t>(std::min<uint64_t>(lookahead_, pushed_ - 1 - b));
+}
+
+std::pair<const LookaheadCore::Link*, const LookaheadCore::Link*> LookaheadCore::LinkRun(const Record& record,
+                                                                                       uint32_t a,
+                                                                                       uint32_t later) const {
+  const Link* const links = record.links.begin();
+  return {links + record.link_runs[a - 1], a < later ? links + record.link_runs[a] : record.links.end};
+}
+
+void LookaheadCore::MarkRecord(uint64_t b) {
   Record& record = RecordOf(b);
-  if (plan != nullptr) {
-    // The lists keep their length from the last batch and are overwritten
-    // up to fill_ (growing a vector from empty would zero it first), then
-    // cut to what was written.
-    plan->trainers.resize(trainers_);
-    fill_.Reset(trainers_);
-    plan->batch = first_batch_ + static_cast<int64_t>(b);
-  }
-  // What later batches and earlier plans told this record: which rows are
-  // used again, and the slots of the cached rows.
   // Entries go in table order: the last owned table's end is their count.
   const size_t used = owned_tables_.empty() ? 0 : record.table_end[owned_tables_.back()];
   if (slots_.size() < used) slots_.resize(used);
@@ -607,14 +606,10 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
   }
   // The record's links, by the later batch b + a they came from (a run
   // each): rows that b + 1 uses (the first run) are critical.
-  const uint32_t later = static_cast<uint32_t>(std::min<uint64_t>(lookahead_, pushed_ - 1 - b));
-  const Link* const links = record.links.begin();
-  auto run = [&](uint32_t a) -> std::pair<const Link*, const Link*> {
-    return {links + record.link_runs[a - 1], a < later ? links + record.link_runs[a] : record.links.end};
-  };
+  const uint32_t later = Later(b);
   for (uint32_t a = 1; a <= later; ++a) {
     const uint8_t mark = static_cast<uint8_t>(kHasNext | (a == 1 ? kNextAdjacent : 0));
-    for (auto [l, end] = run(a); l != end; ++l) {
+    for (auto [l, end] = LinkRun(record, a, later); l != end; ++l) {
       __builtin_prefetch(l + kRecordPrefetch);  // the links come from DRAM
       flags[l->from] |= mark;
     }
@@ -623,18 +618,40 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
     __builtin_prefetch(h + kRecordPrefetch);  // from DRAM too
     slots[h->pos] = h->slot;
   }
-  occupancy_ = 0;
-  std::fill(trainer_occupancy_.begin(), trainer_occupancy_.end(), 0);
-  for (size_t i = 0; i < owned_.size(); ++i) {
-    if (Status s = PlanPartition(i, b, record, plan); !s.ok()) return s;
+}
+
+Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan, bool end_window) {
+  ACTORREC_ASSERT(planned_ < pushed_ && !flushed_, "plan only pushed batches, and none after a flush");
+  ACTORREC_ASSERT(!end_window || may_flush_, "only a core that may flush ends its window on request");
+  const uint64_t b = planned_;
+  Record& record = RecordOf(b);
+  if (plan != nullptr) {
+    // The lists keep their length from the last batch and are overwritten
+    // up to fill_ (growing a vector from empty would zero it first), then
+    // cut to what was written.
+    plan->trainers.resize(trainers_);
+    plan->batch = first_batch_ + static_cast<int64_t>(b);
+  }
+  // What later batches and earlier plans told this record: which rows are
+  // used again, and the slots of the cached rows.
+  MarkRecord(b);
+  flushed_ = end_window;
+  bool ends = false;
+  if (Status s = PlanPartitions(b, record, plan, &ends); !s.ok()) return s;
+  if (ends) {
+    // A partition cannot go on with L: the whole batch ends the window
+    // (lookahead_core.hpp), planned again from the first partition.
+    flushed_ = true;
+    if (Status s = PlanPartitions(b, record, plan, &ends); !s.ok()) return s;
   }
   // Rows used again keep their slot (they are shared, so it was set above);
   // after a flush none is.
-  for (uint32_t a = 1; a <= later && !flushed_; ++a) {
+  const uint32_t later = flushed_ ? 0 : Later(b);
+  for (uint32_t a = 1; a <= later; ++a) {
     BoundedList<Handover>& to = RecordOf(b + a).handovers;
     Handover* out = to.end;
-    for (auto [l, end] = run(a); l != end; ++l) {
-      *out = Handover{l->to_pos, slots[l->from]};
+    for (auto [l, end] = LinkRun(record, a, later); l != end; ++l) {
+      *out = Handover{l->to_pos, slots_[l->from]};
       __builtin_prefetch(out + kTailPrefetch, 1);
       ++out;
     }
@@ -665,51 +682,71 @@ Status LookaheadCore::PlanNext(BatchRows* rows, BatchPlan* plan) {
   return Status::Ok();
 }
 
-Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchPlan* plan) {
-  SlotPool& pool = pools_[i];
-  pool.BeginBatch(b);
-  uint32_t in_use_before = pool.in_use();
+bool LookaheadCore::MustEndWindow() {
+  ACTORREC_ASSERT(planned_ < pushed_ && !flushed_, "ask only of pushed batches, and none after a flush");
+  if (!may_flush_) return false;
+  const uint64_t b = planned_;
+  MarkRecord(b);
+  const Record& record = RecordOf(b);
+  for (size_t i = 0; i < owned_.size(); ++i) {
+    SlotPool& pool = pools_[i];
+    // PlanNext calls it again: nothing is retired after b in between, so
+    // that call releases nothing more.
+    pool.BeginBatch(b);
+    PassCounts counts;
+    uint32_t retired = 0;
+    const uint32_t group = ClassifyPartition(i, record, &counts, &retired, [](uint32_t) {});
+    if (EndsWindow(i, b, pool.in_use(), pool.quarantined(), counts.shared_misses + group)) return true;
+  }
+  return false;
+}
+
+Status LookaheadCore::PlanPartitions(uint64_t b, Record& record, BatchPlan* plan, bool* ends) {
+  *ends = false;
+  if (plan != nullptr) fill_.Reset(trainers_);
+  occupancy_ = 0;
+  std::fill(trainer_occupancy_.begin(), trainer_occupancy_.end(), 0);
+  for (size_t i = 0; i < owned_.size() && !*ends; ++i) {
+    if (Status s = PlanPartition(i, b, record, plan, ends); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+template <class Take>
+uint32_t LookaheadCore::ClassifyPartition(size_t i, const Record& record, PassCounts* counts, uint32_t* retired,
+                                          Take&& take) {
   uint32_t rows = 0;
   for (uint32_t t : part_tables_[i]) rows += record.table_end[t] - record.table_begin[t];
-  PassCounts counts;
-  bool short_of_slots = false;
-  uint32_t retired = 0, group = 0;
   retired_.resize(rows);
-
-  // Pass 1: classify the rows, give shared misses their slots, retire the
-  // slots of rows not used again (private misses retire their group below).
-  // Everything it reads is in the record and slots_.
-  uint32_t* const slots = slots_.data();
-  auto take = [&](uint32_t k) {  // a shared miss
-    ++counts.shared_misses;
-    short_of_slots |= !pool.Take(&slots[k]);
-  };
+  *counts = PassCounts{};
+  *retired = 0;
+  std::fill(private_misses_.begin(), private_misses_.end(), 0);
+  std::fill(load_.begin(), load_.end(), 0);
   const OwnerLists own{load_.data(), private_misses_.data(), nullptr, nullptr, nullptr, nullptr};
-  auto classify = [&] {
-    counts = PassCounts{};
-    short_of_slots = false;
-    retired = 0;
-    std::fill(private_misses_.begin(), private_misses_.end(), 0);
-    std::fill(load_.begin(), load_.end(), 0);
-    for (uint32_t t : part_tables_[i]) {
-      Classify(vectorized_, EntriesOf(record, slots, t, all_shared_, all_critical_), own, &counts, retired_.data(),
-               &retired, take);
-    }
-    group = *std::max_element(private_misses_.begin(), private_misses_.end());
-    group_.clear();
-    for (uint32_t g = 0; g < group && !short_of_slots; ++g) {
-      uint32_t slot = 0;
-      short_of_slots = !pool.Take(&slot);
-      group_.push_back(slot);
-    }
+  auto count_and_take = [&](uint32_t k) {  // a shared miss
+    ++counts->shared_misses;
+    take(k);
   };
-  classify();
+  for (uint32_t t : part_tables_[i]) {
+    Classify(vectorized_, EntriesOf(record, slots_.data(), t, all_shared_, all_critical_), own, counts,
+             retired_.data(), retired, count_and_take);
+  }
+  return *std::max_element(private_misses_.begin(), private_misses_.end());
+}
+
+bool LookaheadCore::EndsWindow(size_t i, uint64_t b, uint32_t in_use, uint32_t quarantined, uint32_t takes) {
+  const uint64_t after = uint64_t{in_use} + takes;
+  if (after > pools_[i].capacity()) return true;
+  return !NextFlushFits(i, b, static_cast<uint32_t>(after - quarantined));
+}
+
+Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchPlan* plan, bool* ends) {
+  SlotPool& pool = pools_[i];
   inherited_.clear();
-  if (may_flush_ && (short_of_slots || !NextFlushFits(i, b, pool.in_use() - pool.quarantined()))) {
+  if (flushed_) {
     // End the window at b: no later batch is looked at (the links' marks
     // go), every slot not holding a row is free (barrier b − 1), and pass 1
-    // runs again on that.
-    flushed_ = true;
+    // runs on that.
     for (uint32_t t : part_tables_[i]) {
       for (uint32_t k = record.table_begin[t]; k < record.table_end[t]; ++k) {
         record.flags[k] &= static_cast<uint8_t>(~(kHasNext | kNextAdjacent));
@@ -719,12 +756,45 @@ Status LookaheadCore::PlanPartition(size_t i, uint64_t b, Record& record, BatchP
     pool.KeepOnly(held_);
     std::fill(unused_[i].begin(), unused_[i].end(), 0);
     std::fill(unused_sum_[i].begin(), unused_sum_[i].end(), 0);
-    in_use_before = pool.in_use();
-    classify();
+  } else {
+    pool.BeginBatch(b);
+  }
+  const uint32_t in_use_before = pool.in_use();
+
+  // Pass 1: classify the rows, give shared misses their slots, retire the
+  // slots of rows not used again (private misses retire their group below).
+  // Everything it reads is in the record and slots_.
+  uint32_t* const slots = slots_.data();
+  bool short_of_slots = false;
+  PassCounts counts;
+  uint32_t retired = 0;
+  const uint32_t group =
+      ClassifyPartition(i, record, &counts, &retired, [&](uint32_t k) { short_of_slots |= !pool.Take(&slots[k]); });
+  group_.clear();
+  for (uint32_t g = 0; g < group && !short_of_slots; ++g) {
+    uint32_t slot = 0;
+    short_of_slots = !pool.Take(&slot);
+    group_.push_back(slot);
+  }
+  const uint64_t needed = uint64_t{in_use_before} + counts.shared_misses + group;
+  if (!flushed_ && may_flush_ &&
+      EndsWindow(i, b, in_use_before, pool.quarantined(), counts.shared_misses + group)) {
+    *ends = true;
+    return Status::Ok();
   }
   if (short_of_slots) {
-    const uint64_t needed = uint64_t{in_use_before} + counts.shared_misses + group;
     const int64_t batch = first_batch_ + static_cast<int64_t>(b);
+    if (flushed_) {
+      // Only at a core's first batch (else the batch before checked that
+      // this flush fits): nothing else is held, the batch's rows alone are
+      // too many.
+      return Status::InvalidArgument(
+          "the cache is too small for batch " + std::to_string(batch) +
+          " even with lookahead 0 (every cached row written back first): " +
+          PartitionName(owned_[i], part_tables_[i]) + " needs " + std::to_string(needed) +
+          " slots per trainer for the batch's own rows but has " + std::to_string(pool.capacity()) +
+          ": raise its capacity to at least " + std::to_string(needed));
+    }
     return Status::InvalidArgument(PartitionName(owned_[i], part_tables_[i]) + " needs " + std::to_string(needed) +
                                    " slots per trainer at batch " + std::to_string(batch) + " with lookahead " +
                                    std::to_string(lookahead_) + " but has " + std::to_string(pool.capacity()) +

@@ -51,12 +51,12 @@
 //      which planning j reads. Lists are appended and read in order, so
 //      they stream, where the per-row state, hundreds of MB, misses.
 //
-// Ending the window early (a flush; cores made with may_flush, one
-// partition). When batch b does not fit, or planning it with L would leave
-// b+1 no way to fit even as a flush, b is planned as the last batch of the
-// core's run: lookahead 0, barrier b − 1, every cached row evicted after it
-// (the rows b does not use too), so the next batch starts from empty caches
-// and may be planned by a new core (first_batch b + 1) with another L.
+// Ending the window early (a flush; cores made with may_flush). When batch
+// b does not fit, or planning it with L would leave b+1 no way to fit even
+// as a flush, b is planned as the last batch of the core's run: lookahead
+// 0, barrier b − 1, every cached row evicted after it (the rows b does not
+// use too), so the next batch starts from empty caches and may be planned
+// by a new core (first_batch b + 1) with another L.
 // Why it is safe: a row fetched after b was written back after b or
 // earlier, and every later barrier is >= b; the barrier b − 1 of b itself
 // covers every slot b reuses, so the flush frees the whole quarantine. Why
@@ -64,7 +64,17 @@
 // the rows held while b − 1 ran plus b's misses (shared ones one slot each,
 // private ones packed), which planning b − 1 checked against the capacity.
 // And it is rare: the check fails only when planning b+1 with L would fail
-// too, since that needs those same slots plus its quarantine.
+// too, since that needs those same slots plus its quarantine. At a core's
+// first batch nothing is held: a flush there needs the batch's own rows
+// (a batch that does not fit even so fails, naming what it needs).
+// With several partitions the flush is the whole batch's: each partition
+// checks its own slots, and when one cannot go on every partition ends its
+// window at b (the batch is planned again from the first partition). A plan
+// carries one lookahead and one barrier for all its rows, and the core has
+// one window of records and one L, chosen again for all partitions after
+// the flush; a partition that kept its window would need its own L and its
+// own barriers. Oracles split by table agree the same way, by asking each
+// core MustEndWindow() and planning b with end_window if any says so.
 //
 // Thread-safety: none; one thread owns a core.
 #pragma once
@@ -72,6 +82,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "actors/oracle/batch_rows.hpp"
@@ -90,7 +101,7 @@ class LookaheadCore {
   // Plans the partitions `owned` of `options`. `bounded` false: slots never
   // run out and only the peak occupancy matters (the auto-L probe).
   // `may_flush`: a batch that does not fit ends the window instead of
-  // failing (above); only for a bounded core of one partition.
+  // failing (above); only for a bounded core.
   // REQUIRES: Validate(options).ok(), lookahead >= 1.
   LookaheadCore(const PlannerOptions& options, std::vector<uint32_t> owned, uint32_t lookahead, bool bounded,
                 bool may_flush = false);
@@ -113,17 +124,28 @@ class LookaheadCore {
   // tables' cardinalities and distinct within each slice.
   void Push(const BatchRows& rows);
 
-  // Plans batch planned(). With `plan`, fills it (lists of the owned
+  // Plans batch planned(). With `end_window` (REQUIRES may_flush), as a
+  // flush whatever its own partitions need. With `plan`, fills it (lists of the owned
   // partitions in partition order, features of the owned tables in table
   // order, reusing the plan's capacity) and swaps the inverse and offsets
   // out of `rows`, the BatchRows pushed for that batch. Without, only
   // accounts slots. InvalidArgument naming the needed capacity when a
   // partition runs out of slots; the core is unusable after an error.
   // REQUIRES: planned() < pushed(), and WindowFull() unless no batch follows.
-  Status PlanNext(BatchRows* rows, BatchPlan* plan);
+  Status PlanNext(BatchRows* rows, BatchPlan* plan, bool end_window = false);
 
-  // The most slots partition owned[i] has held at once.
+  // Whether PlanNext(…, end_window = false) would end the window at batch
+  // planned(): false without may_flush. Changes nothing PlanNext sees (it
+  // marks the record and opens the batch's quarantine release, as PlanNext
+  // does first). For oracles split by table: each asks its core, and all
+  // plan the batch with end_window when any must (a batch-wide flush).
+  // REQUIRES: planned() < pushed(), and WindowFull() unless no batch follows.
+  bool MustEndWindow();
+
+  // The most slots partition owned[i] has held at once, and the slots it
+  // holds during the last planned batch (quarantine included).
   uint32_t peak(size_t i) const { return pools_[i].peak(); }
+  uint32_t in_use(size_t i) const { return pools_[i].in_use(); }
 
   // Whether the plan passes run the AVX-512 loops (PlannerOptions::kernel).
   bool vectorized() const { return vectorized_; }
@@ -206,11 +228,30 @@ class LookaheadCore {
 
   Record& RecordOf(uint64_t b) { return records_[b % records_.size()]; }
 
+  // The first part of planning b: the record's link marks (which rows are
+  // used again) and handovers (the slots of its cached rows). Idempotent.
+  void MarkRecord(uint64_t b);
+  // The number of later batches b's record has links from, and the links
+  // that came from batch b + a (1 <= a <= later).
+  uint32_t Later(uint64_t b) const;
+  std::pair<const Link*, const Link*> LinkRun(const Record& record, uint32_t a, uint32_t later) const;
+  // Plans every owned partition of b, from the first. Sets *ends (and stops)
+  // when, not yet flushed_, a partition cannot go on with L.
+  Status PlanPartitions(uint64_t b, Record& record, BatchPlan* plan, bool* ends);
   // Plans partition owned_[i] of batch b, appending its lists to *plan
   // when there is one; adds its occupancy to occupancy_ and
-  // trainer_occupancy_. With may_flush_, ends the window at b (flushed_)
-  // when b or b+1 would not fit otherwise.
-  Status PlanPartition(size_t i, uint64_t b, Record& record, BatchPlan* plan);
+  // trainer_occupancy_. As a flush when flushed_; else, with may_flush_,
+  // sets *ends instead when b or b+1 would not fit otherwise.
+  Status PlanPartition(size_t i, uint64_t b, Record& record, BatchPlan* plan, bool* ends);
+  // Pass 1 over partition owned_[i] of `record`: counts into *counts, the
+  // slots to retire into retired_[0 … *retired), load_ and private_misses_;
+  // take(k) for each shared miss. Returns the private group's size.
+  template <class Take>
+  uint32_t ClassifyPartition(size_t i, const Record& record, PassCounts* counts, uint32_t* retired, Take&& take);
+  // Whether partition owned_[i] cannot go on with L at b: `takes` more slots
+  // than it has free, or, with them taken, no room for b+1 as a flush.
+  // `in_use` and `quarantined`: the pool's before the takes.
+  bool EndsWindow(size_t i, uint64_t b, uint32_t in_use, uint32_t quarantined, uint32_t takes);
   // Whether batch b+1, planned as a flush, fits partition owned_[i] when
   // `held` slots hold rows while b runs.
   bool NextFlushFits(size_t i, uint64_t b, uint32_t held);

@@ -83,11 +83,15 @@ void Pump(Self self) {
     if (b > st.args.hold || b >= slowest + st.args.plans_ahead) break;
     if (Status s = st.planner->PlanNext(&st.plan); !s.ok()) return FailCapacity(self, s);
     st.stats.Add(st.plan);
-    if (st.reported != st.planner->lookahead_report()) {
+    if (const std::string& now = st.planner->lookahead_report(); st.reported != now) {
       if (!st.reported.empty()) {
-        spdlog::warn("oracle: {}", st.planner->lookahead_report().substr(st.reported.size() + 2));
+        // What changed: the report's parts ("; "-separated) from the first
+        // that differs (a window that ended early, and the L after it).
+        const auto differ = std::mismatch(st.reported.begin(), st.reported.end(), now.begin(), now.end()).second;
+        const size_t from = now.rfind("; ", static_cast<size_t>(differ - now.begin()));
+        spdlog::warn("oracle: {}", from == std::string::npos ? now : now.substr(from + 2));
       }
-      st.reported = st.planner->lookahead_report();
+      st.reported = now;
       self->send(st.args.driver, report_atom::value, st.reported);
     }
     SendPlan(self, st.pending.front());
@@ -130,7 +134,7 @@ caf::behavior Oracle(Self self, OracleActorArgs args) {
   st.args = std::move(args);
   st.planner = MakePlanMaker(st.args.options, st.args.direct ? &*st.args.direct : nullptr);
   st.builder = std::make_unique<BatchRowsBuilder>(st.args.options.table_rows);
-  st.stats = PlanStats(st.args.row_bytes);
+  st.stats = PlanStats(st.args.row_bytes, st.args.direct.has_value());
   st.settled.assign(st.args.options.trainers, static_cast<int64_t>(st.args.options.first_batch));
   self->set_default_handler(ReportUnexpected);
   return {

@@ -13,7 +13,7 @@ namespace actorrec::oracle {
 Status DumpPlans(const PlannerOptions& options, const BatchSource& source, const DumpOptions& dump,
                  std::ostream* out, DumpReport* report) {
   *report = DumpReport();
-  report->stats = PlanStats(dump.bytes_per_row);
+  report->stats = PlanStats(dump.bytes_per_row, dump.direct.has_value());
   if (Status s = Validate(options); !s.ok()) return s;
   if (dump.trainer && *dump.trainer >= options.trainers) {
     return Status::InvalidArgument("trainer " + std::to_string(*dump.trainer) + " does not exist: the run has " +

@@ -51,7 +51,7 @@ void PlanStats::Add(const BatchPlan& plan) {
   occupancy_last_ = plan.occupancy;
   occupancy_peak_ = std::max(occupancy_peak_, plan.occupancy);
   for (const BatchPlan::Own& own : plan.trainers) trainer_occupancy_peak_ = std::max(trainer_occupancy_peak_, own.occupancy);
-  windows_ended_ += batches_ > 0 && plan.lookahead < lookahead_last_;
+  windows_ended_ += !direct_ && plan.lookahead == 0;
   lookahead_last_ = plan.lookahead;
   ++batches_;
 }

@@ -31,7 +31,10 @@ namespace actorrec::oracle {
 class PlanStats {
  public:
   // bytes_per_row: bytes of one row's state (0: byte figures stay 0).
-  explicit PlanStats(uint64_t bytes_per_row = 0) : bytes_per_row_(bytes_per_row) {}
+  // direct: the plans of a DirectPlanner (no_cache, static_hot, ideal),
+  // whose lookahead 0 is their rule, not a window that ended early.
+  explicit PlanStats(uint64_t bytes_per_row = 0, bool direct = false)
+      : bytes_per_row_(bytes_per_row), direct_(direct) {}
 
   // Adds one planned batch.
   void Add(const BatchPlan& plan);
@@ -59,8 +62,9 @@ class PlanStats {
   uint32_t occupancy_peak() const { return occupancy_peak_; }
   // The most slots one trainer's own cache held (BatchPlan::Own::occupancy).
   uint32_t trainer_occupancy_peak() const { return trainer_occupancy_peak_; }
-  // The last batch's lookahead, and how often it fell from one batch to the
-  // next: an automatic L that ended its window early (Planner).
+  // The last batch's lookahead, and the batches planned with lookahead 0 by
+  // a lookahead planner: each ended its window early (an automatic L that
+  // ran out of room, Planner).
   uint32_t lookahead_last() const { return lookahead_last_; }
   uint32_t windows_ended() const { return windows_ended_; }
   uint64_t bytes_per_row() const { return bytes_per_row_; }
@@ -80,6 +84,7 @@ class PlanStats {
 
  private:
   uint64_t bytes_per_row_;
+  bool direct_;
   uint64_t batches_ = 0;
   Totals totals_, last_;
   uint32_t occupancy_last_ = 0;

@@ -69,37 +69,49 @@ Status Planner::Finish() {
 Status Planner::RunProbe() {
   PlannerOptions from = options_;
   from.first_batch = next_batch();
-  Result<LookaheadChoice> choice = ChooseLookahead(from, probe_);
-  if (!choice.ok()) {
-    if (windows_ended_ == 0) return choice.status();
-    return Status::InvalidArgument("from batch " + std::to_string(from.first_batch) + ": " + choice.status().message());
-  }
-  // A flush needs the whole slot space of the one partition in hand.
-  const bool may_flush = owned_.size() == 1 && options_.partitions.size() == 1;
-  core_ = std::make_unique<LookaheadCore>(from, owned_, choice->lookahead, /*bounded=*/true, may_flush);
-  if (windows_ended_ == 0) {
-    report_ = choice->report;
-  } else {
-    report_ += "; from batch " + std::to_string(from.first_batch) + ": " + choice->report;
-  }
+  // It does not fail: where even L = 1 does not fit, windows end early.
+  Result<LookaheadChoice> choice = ChooseLookahead(from, probe_, /*may_end_window=*/true);
+  ACTORREC_ASSERT(choice.ok(), choice.status().message());
+  core_ = std::make_unique<LookaheadCore>(from, owned_, choice->lookahead, /*bounded=*/true, /*may_flush=*/true);
+  Report(windows_ended_ == 0 ? choice->report : "from batch " + std::to_string(from.first_batch) + ": " + choice->report,
+         /*window_ended=*/false);
   Refill();
   return Status::Ok();
 }
 
 Status Planner::EndWindow() {
   const uint64_t last = next_batch() - 1;
-  report_ += "; batch " + std::to_string(last) + " ended the window (lookahead 0, every cached row written back): " +
-             std::to_string(options_.partitions[0].capacity) + " slots could not go on with lookahead " +
-             std::to_string(core_->lookahead());
+  // Every partition's capacity, not only the owned ones: oracles split by
+  // table end their windows together and say the same.
+  std::string slots;
+  for (size_t p = 0; p < options_.partitions.size(); ++p) {
+    slots += (p > 0 ? " + " : "") + std::to_string(options_.partitions[p].capacity);
+  }
+  ++windows_ended_;
+  Report("batch " + std::to_string(last) + " ended the window (lookahead 0, every cached row written back): " + slots +
+             " slots could not go on with lookahead " + std::to_string(core_->lookahead()),
+         /*window_ended=*/true);
   planned_before_ += core_->planned();
   core_.reset();
-  ++windows_ended_;
   while (!window_.empty()) {
     probe_.push_front(std::move(window_.back()));
     window_.pop_back();
   }
   // At the end of the data no Push will fill the probe: probe what is left.
   return finished_ && !probe_.empty() ? RunProbe() : Status::Ok();
+}
+
+void Planner::Report(const std::string& part, bool window_ended) {
+  // The first windows in full, then their count and the latest: a cache
+  // that holds one batch at a time ends a window at every batch.
+  constexpr uint32_t kWindowsInFull = 4;
+  if (windows_ended_ <= kWindowsInFull) {
+    kept_ += (kept_.empty() ? "" : "; ") + part;
+    report_ = kept_;
+    return;
+  }
+  latest_ = window_ended ? part : latest_ + "; " + part;
+  report_ = kept_ + "; … " + std::to_string(windows_ended_) + " windows ended early in all, the last: " + latest_;
 }
 
 void Planner::Refill() {
@@ -115,9 +127,17 @@ bool Planner::Ready() const {
   return core_->WindowFull() || (finished_ && probe_.empty());
 }
 
-Status Planner::PlanNext(BatchPlan* plan) {
+bool Planner::MustEndWindow() {
+  ACTORREC_ASSERT(Ready(), "MustEndWindow only when Ready()");
+  return core_->MustEndWindow();
+}
+
+Status Planner::PlanNext(BatchPlan* plan) { return PlanNext(plan, /*end_window=*/false); }
+
+Status Planner::PlanNext(BatchPlan* plan, bool end_window) {
   ACTORREC_ASSERT(Ready(), "PlanNext only when Ready()");
-  if (Status s = core_->PlanNext(&window_.front(), plan); !s.ok()) return s;
+  ACTORREC_ASSERT(!end_window || options_.lookahead == 0, "only an automatic L ends its window early");
+  if (Status s = core_->PlanNext(&window_.front(), plan, end_window); !s.ok()) return s;
   spare_ = std::move(window_.front());
   window_.pop_front();
   if (core_->flushed()) return EndWindow();

@@ -36,13 +36,19 @@
 //    the single oracle's plans and, probing every partition, agree on
 //    auto-L (the largest L that fits all partitions, i.e. the minimum).
 //  - Auto-L chooses from the first batches; a later batch may need more
-//    slots. With one partition, owned whole, the window then ends early
-//    (LookaheadCore's flush: the batch before the one that would not fit is
-//    planned with lookahead 0, barrier b − 1, and evicts every cached row),
-//    and the batches after it are probed and planned again from empty
-//    caches, as from a checkpoint (first_batch = the next batch): the run
-//    goes on with the L that fits them. lookahead_report() says where.
-//    With a given L, or split partitions, such a batch fails the run.
+//    slots. The window then ends early (LookaheadCore's flush: the batch
+//    before the one that would not fit is planned with lookahead 0, barrier
+//    b − 1, and evicts every cached row of every partition), and the
+//    batches after it are probed and planned again from empty caches, as
+//    from a checkpoint (first_batch = the next batch): the run goes on with
+//    the L that fits them. lookahead_report() says where. Oracles split by
+//    table end their windows at the same batch: each asks MustEndWindow()
+//    and all plan the batch with end_window when one must (SplitPlanner),
+//    and their probes, of every partition, choose the same next L. When
+//    even L = 1 does not fit the probe's batches, L is chosen from those
+//    before the first that does not fit (the window ends there); a batch
+//    whose own rows do not fit fails naming the capacity it needs. With a
+//    given L such a batch fails the run.
 #pragma once
 
 #include <cstdint>
@@ -71,8 +77,8 @@ class Planner final : public PlanMaker {
   bool CanPush() const override;
 
   // Adds the next global batch. InvalidArgument when its shape or a row id
-  // does not match the options; with an automatic L, the probe's error when
-  // the batches that fill the probe do not fit even with L = 1.
+  // does not match the options. (An automatic L's probe does not fail: a
+  // cache too small shows when a batch is planned, PlanNext.)
   // REQUIRES: CanPush().
   Status Push(BatchRows rows) override;
 
@@ -88,6 +94,14 @@ class Planner final : public PlanMaker {
   // partition runs out of slots.
   // REQUIRES: Ready().
   Status PlanNext(BatchPlan* plan) override;
+  // With `end_window`, the batch ends the window whatever this planner's
+  // partitions need: what oracles split by table do when another one's
+  // MustEndWindow() says so. REQUIRES: Ready(); end_window only with an
+  // automatic L.
+  Status PlanNext(BatchPlan* plan, bool end_window);
+  // Whether PlanNext would end the window at the next batch (always false
+  // with a given L). REQUIRES: Ready().
+  bool MustEndWindow();
 
   // Finished and every batch planned.
   bool Done() const override;
@@ -121,6 +135,8 @@ class Planner final : public PlanMaker {
   // After a flush: the core is spent; its unplanned batches go back to the
   // probe, which chooses L again for the batches from next_batch() on.
   Status EndWindow();
+  // Adds a part to lookahead_report(): a window's L or the end of a window.
+  void Report(const std::string& part, bool window_ended);
   // Moves batches from probe_ into the core while its window has room.
   void Refill();
 
@@ -134,6 +150,7 @@ class Planner final : public PlanMaker {
   uint64_t planned_before_ = 0;  // batches planned by cores before core_
   uint32_t windows_ended_ = 0;
   std::string report_;
+  std::string kept_, latest_;  // the report's first windows, and its latest (Report)
 };
 
 }  // namespace actorrec::oracle

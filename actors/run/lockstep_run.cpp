@@ -5,6 +5,7 @@
 #include <cstring>
 #include <thread>
 
+#include "actors/oracle/planner.hpp"
 #include "actors/oracle/planner_options.hpp"
 #include "actors/sampler/dataset_source.hpp"
 #include "actors/run/checkpoint.hpp"
@@ -35,14 +36,17 @@ Status LockstepRun::LoadResident(uint32_t t, uint64_t r, float* out) const {
   return parts_->shards[embedding::ShardOf(t, r, shards())]->Peek(t, static_cast<uint32_t>(r), out);
 }
 
-Result<std::unique_ptr<LockstepRun>> LockstepRun::Create(const config::Config& cfg) {
+Result<std::unique_ptr<LockstepRun>> LockstepRun::Create(const config::Config& cfg) { return Create(cfg, {}); }
+
+Result<std::unique_ptr<LockstepRun>> LockstepRun::Create(const config::Config& cfg,
+                                                         const PlannerFactory& make_planner) {
   auto parts = RunParts::Create(cfg);
   if (!parts.ok()) return parts.status();
-  return Create(std::move(parts).value(), BatchPosition{}, 0);
+  return Create(std::move(parts).value(), BatchPosition{}, 0, make_planner);
 }
 
 Result<std::unique_ptr<LockstepRun>> LockstepRun::Create(std::unique_ptr<RunParts> parts, BatchPosition start,
-                                                         uint64_t first_batch) {
+                                                         uint64_t first_batch, const PlannerFactory& make_planner) {
   std::unique_ptr<LockstepRun> run(new LockstepRun());
   run->parts_ = std::move(parts);
   run->position_ = {first_batch, start};
@@ -65,7 +69,7 @@ Result<std::unique_ptr<LockstepRun>> LockstepRun::Create(std::unique_ptr<RunPart
     case config::Mode::kReplicated: {
       auto options = PlannerOptionsOf(cfg, run->parts_->table_rows, first_batch);
       if (!options.ok()) return options.status();
-      run->planner_ = std::make_unique<oracle::Planner>(*options);
+      run->planner_ = make_planner ? make_planner(*options) : std::make_unique<oracle::Planner>(*options);
       for (auto& t : run->parts_->trainers) t->EnsureSlots(static_cast<uint32_t>(cfg.training.cache_rows));
       break;
     }

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -29,7 +30,8 @@
 
 #include "actors/embedding/shard_store.hpp"
 #include "actors/oracle/batch_rows.hpp"
-#include "actors/oracle/planner.hpp"
+#include "actors/oracle/plan_maker.hpp"
+#include "actors/oracle/planner_options.hpp"
 #include "actors/sampler/batch_sequence.hpp"
 #include "actors/run/checkpoint.hpp"
 #include "actors/run/run_parts.hpp"
@@ -45,10 +47,15 @@ class LockstepRun {
   // InvalidArgument / NotFound naming the config key or file when the run
   // cannot start (the dataset, the model shape, the cache capacity).
   static Result<std::unique_ptr<LockstepRun>> Create(const config::Config& cfg);
+  // The planned modes' planner for the run's options: a Planner, or for
+  // tests of the oracle's variants another PlanMaker (a SplitPlanner over
+  // cache partitions whose slots add up to training.cache_rows).
+  using PlannerFactory = std::function<std::unique_ptr<oracle::PlanMaker>(const oracle::PlannerOptions&)>;
+  static Result<std::unique_ptr<LockstepRun>> Create(const config::Config& cfg, const PlannerFactory& make_planner);
   // A run over given parts (a resumed checkpoint's) that starts at `start`
   // in the data, `first_batch` global batches into the run, every cache empty.
   static Result<std::unique_ptr<LockstepRun>> Create(std::unique_ptr<RunParts> parts, BatchPosition start,
-                                                     uint64_t first_batch);
+                                                     uint64_t first_batch, const PlannerFactory& make_planner = {});
   ~LockstepRun();
 
   // Trains the next global batch into *report. Ok(false) once every batch
@@ -128,7 +135,7 @@ class LockstepRun {
   bool data_done_ = false;
 
   // Planned modes.
-  std::unique_ptr<oracle::Planner> planner_;
+  std::unique_ptr<oracle::PlanMaker> planner_;
   std::deque<data::Batch> pending_;  // pushed to the planner, not yet trained
   oracle::BatchPlan plan_;
   std::unordered_map<uint64_t, Location> location_;  // cached rows, for evaluation

@@ -86,4 +86,16 @@ inline std::string Violations(const ExecutorOptions& e, const Workload& w, const
   return out;
 }
 
+// Violations of plans whose lookahead varies from batch to batch (windows
+// that end early: each plan checked against its own window), eager and lazy.
+inline std::string WindowViolations(const PlannerOptions& options, const Workload& w, const Plans& plans) {
+  std::string out;
+  for (const bool lazy : {false, true}) {
+    ExecutorOptions e = ExecutorFor(options, 0, lazy);
+    e.varying_lookahead = true;
+    out += Violations(e, w, plans);
+  }
+  return out;
+}
+
 }  // namespace actorrec::oracle::testing

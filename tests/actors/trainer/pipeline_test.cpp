@@ -165,6 +165,36 @@ TEST_CASE("an automatic L that ends its window early runs on the pipeline, equal
   CHECK(got.digest == reference);
 }
 
+TEST_CASE("windows that end at batch after batch run on the pipeline, equal to the lockstep run",
+          "[trainer][pipeline]") {
+  // The cases of equivalence_test with 2 and 3 trainers: windows end early
+  // several times (lrpp_delayed), or at every batch (replicated with 200
+  // slots: each a flush from empty caches, barrier b − 1).
+  struct Tight {
+    int trainers;
+    const char* mode;
+    uint64_t cache_rows;
+  };
+  for (const Tight& t : {Tight{2, "lrpp_delayed", 180}, Tight{3, "replicated", 200}}) {
+    Case c;
+    c.trainers = t.trainers;
+    c.batch_size = t.trainers == 3 ? 66 : 64;
+    c.batches = 40;
+    c.sparse = "adagrad";
+    c.mode = t.mode;
+    c.lookahead = 0;
+    c.cache_rows = t.cache_rows;
+    INFO("W=" << t.trainers << " " << t.mode);
+    const config::Config cfg = config::ParseConfig(ConfigText(c), "pipeline.toml");
+    int batches = 0;
+    const uint64_t reference = TrainLockstep(cfg, &batches);
+    const PipelineResult got = TrainPipeline(cfg);
+    CHECK(batches == 40);
+    CHECK(got.batches == batches);
+    CHECK(got.digest == reference);
+  }
+}
+
 TEST_CASE("a cache too small stops the pipeline with the config key", "[trainer][pipeline]") {
   Case c;
   c.mode = "lrpp";

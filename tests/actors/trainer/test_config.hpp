@@ -1,5 +1,5 @@
 // Small training configs for the trainer tests: four tiny tables, 64-sample
-// batches, two shards, every knob a test varies in one Case.
+// batches (by default), two shards, every knob a test varies in one Case.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,7 @@ struct Case {
   std::string pooling = "sum";
   uint64_t seed = 7;
   int batches = 10;  // per epoch
+  int batch_size = 64;  // a multiple of trainers
   int epochs = 1;
   std::string skew = "zipf";
 };
@@ -37,9 +38,9 @@ inline std::string ConfigText(const Case& c) {
     << "\"\nsparse_lr = 0.05\n";
   t << "[dataset]\nsource = \"generated\"\npreset = \"custom\"\ntable_rows = [50, 300, 2000, 7]\n"
        "dense_features = 3\nsamples = "
-    << 64 * c.batches << "\neval_samples = 128\n";
+    << c.batch_size * c.batches << "\neval_samples = 128\n";
   t << "[dataset.generator]\nskew = \"" << c.skew << "\"\nbag = \"uniform\"\nbag_min = 0\nbag_max = 3\n";
-  t << "[training]\nmode = \"" << c.mode << "\"\nbatch_size = 64\nepochs = " << c.epochs << "\nlookahead = " << c.lookahead
+  t << "[training]\nmode = \"" << c.mode << "\"\nbatch_size = " << c.batch_size << "\nepochs = " << c.epochs << "\nlookahead = " << c.lookahead
     << "\ncache_rows = " << c.cache_rows << "\n";
   t << "[cluster]\nsecret = \"equivalence-test-secret\"\n[[cluster.member]]\nname = \"l\"\naddress = \"127.0.0.1\"\n"
        "roles = [\"all\"]\ntrainers = "
