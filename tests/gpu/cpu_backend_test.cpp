@@ -12,6 +12,7 @@
 
 #include "data/gen/random.hpp"
 #include "gpu/cpu_backend.hpp"
+#include "tests/gpu/bag_cases.hpp"
 
 namespace actorrec::gpu {
 namespace {
@@ -26,10 +27,6 @@ std::unique_ptr<Backend> Make(CpuGemmLibrary lib) {
   auto be = MakeCpuBackend(lib);
   REQUIRE(be.ok());
   return std::move(*be);
-}
-
-bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 // One GEMM problem with op(A) m×k and op(B) k×n stored with padded leading
@@ -56,26 +53,6 @@ void CheckGemm(Backend& be, data::gen::Rng& rng, bool ta, bool tb, int m, int n,
       REQUIRE(std::fabs(c[size_t(i) * ldc + j] - want) <= 1e-5 * (mag + 1.0));
     }
   }
-}
-
-struct Bags {
-  std::vector<uint32_t> unique_slots, inverse, offsets{0};
-  SlotBags view() const {
-    return {unique_slots.data(), unique_slots.size(), inverse.data(), offsets.data(), offsets.size() - 1};
-  }
-};
-
-// Random bags over `unique` rows: empty bags, long bags and rows repeated in
-// one bag all occur; some unique rows may be used by no position.
-Bags RandomBags(data::gen::Rng& rng, size_t slots, size_t unique, size_t samples) {
-  Bags bags;
-  for (size_t u = 0; u < unique; ++u) bags.unique_slots.push_back(static_cast<uint32_t>(rng.Below(slots)));
-  for (size_t i = 0; i < samples; ++i) {
-    const size_t len = rng.Below(8) == 0 ? 10 + rng.Below(20) : rng.Below(4);
-    for (size_t p = 0; p < len; ++p) bags.inverse.push_back(static_cast<uint32_t>(rng.Below(unique)));
-    bags.offsets.push_back(static_cast<uint32_t>(bags.inverse.size()));
-  }
-  return bags;
 }
 
 // The contracts of backend.hpp written as the plainest loops.
@@ -187,7 +164,7 @@ TEST_CASE("PoolBySlot and BagGradToUnique equal the reference loops bitwise", "[
     const size_t stride = width + rng.Below(5), out_stride = width + rng.Below(3);
     const size_t slots = 1 + rng.Below(60), unique = 1 + rng.Below(12), samples = 1 + rng.Below(40);
     std::vector<float> rows(slots * stride);
-    for (float& x : rows) x = static_cast<float>(std::ldexp(rng.Normal(), static_cast<int>(rng.Below(21)) - 10));
+    for (float& x : rows) x = RandomValue(rng);
     rows[rng.Below(rows.size())] = -0.0f;
     const Bags bags = RandomBags(rng, slots, unique, samples);
     for (Pooling pooling : {Pooling::kSum, Pooling::kMean}) {
@@ -198,7 +175,7 @@ TEST_CASE("PoolBySlot and BagGradToUnique equal the reference loops bitwise", "[
 
       const size_t in_stride = width + rng.Below(3);
       std::vector<float> g(samples * in_stride);
-      for (float& x : g) x = static_cast<float>(std::ldexp(rng.Normal(), static_cast<int>(rng.Below(21)) - 10));
+      for (float& x : g) x = RandomValue(rng);
       std::vector<float> grad(unique * width, 3.0f);
       be->BagGradToUnique(g.data(), in_stride, width, bags.view(), pooling, grad.data());
       CHECK(SameBits(grad, ReferenceBagGrad(g, in_stride, width, bags, pooling)));

@@ -1,0 +1,203 @@
+// CudaBackend against the CPU backend on a real device, op by op: GEMM
+// within a relative 1e-5 per element (its sums run in another order),
+// pooling and its backward bitwise (the same sums in the same order); and a
+// small DLRM trained with training.backend = "cuda" in every mode, whose
+// parameters must equal the no_cache run's bitwise. Run only where a device
+// is usable (gpu_device_main.cpp skips otherwise).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <thread>
+#include <vector>
+
+#include "gpu/cpu_backend.hpp"
+#include "gpu/cuda_backend.hpp"
+#include "tests/actors/trainer/lockstep_digest.hpp"
+#include "tests/gpu/bag_cases.hpp"
+
+namespace actorrec::gpu {
+namespace {
+
+std::unique_ptr<Backend> Cuda() {
+  auto be = MakeCudaBackend(0);
+  INFO(be.status().message());
+  REQUIRE(be.ok());
+  return std::move(be).value();
+}
+
+// One GEMM with padded leading dimensions on both backends. Each element
+// within 1e-5 of the magnitude of its terms (Σ|alpha·a·b| + |beta·c|): the
+// relative error of a sum, whatever cancels; the padding between C's rows
+// untouched (the staging copies write only m × n).
+void CompareGemm(Backend& gpu, Backend& cpu, data::gen::Rng& rng, bool ta, bool tb, int m, int n, int k, float alpha,
+                 float beta) {
+  const int pad = static_cast<int>(rng.Below(3));
+  const int lda = (ta ? m : k) + pad, ldb = (tb ? k : n) + pad, ldc = n + pad;
+  std::vector<float> a(size_t(ta ? k : m) * lda), b(size_t(tb ? n : k) * ldb), c(size_t(m) * ldc);
+  for (float& x : a) x = static_cast<float>(rng.Normal());
+  for (float& x : b) x = static_cast<float>(rng.Normal());
+  for (float& x : c) x = beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(rng.Normal());
+  for (int i = 0; i < m; ++i) {
+    for (int j = n; j < ldc; ++j) c[size_t(i) * ldc + j] = 12345.0f;  // padding
+  }
+  std::vector<float> want = c, got = c;
+  cpu.Gemm(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, want.data(), ldc);
+  gpu.Gemm(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, got.data(), ldc);
+  auto at = [&](int i, int p) { return ta ? a[size_t(p) * lda + i] : a[size_t(i) * lda + p]; };
+  auto bt = [&](int p, int j) { return tb ? b[size_t(j) * ldb + p] : b[size_t(p) * ldb + j]; };
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < ldc; ++j) {
+      const size_t e = size_t(i) * ldc + j;
+      INFO("ta " << ta << " tb " << tb << " m " << m << " n " << n << " k " << k << " beta " << beta << " at " << i
+                 << "," << j);
+      if (j >= n) {
+        REQUIRE(got[e] == 12345.0f);
+        continue;
+      }
+      double mag = beta == 0.0f ? 0.0 : std::fabs(double(beta) * c[e]);
+      for (int p = 0; p < k; ++p) mag += std::fabs(double(alpha) * at(i, p) * bt(p, j));
+      REQUIRE(std::isfinite(got[e]));
+      REQUIRE(std::fabs(double(got[e]) - want[e]) <= 1e-5 * mag);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("CUDA Gemm equals the CPU backend's within 1e-5 in all four transpose cases and odd shapes",
+          "[gpu-device]") {
+  auto gpu = Cuda();
+  auto cpu = MakeCpuBackend();
+  data::gen::Rng rng(5);
+  const int shapes[][3] = {{1, 1, 1},   {7, 5, 3},    {1, 17, 33},  {33, 1, 17},    {17, 33, 1},
+                           {13, 64, 129}, {64, 16, 13}, {1024, 512, 479}, {1024, 13, 512}, {367, 1024, 1024}};
+  for (auto [m, n, k] : shapes) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        CompareGemm(*gpu, *cpu, rng, ta, tb, m, n, k, 1.0f, 0.0f);
+        CompareGemm(*gpu, *cpu, rng, ta, tb, m, n, k, 2.0f, 0.5f);
+      }
+    }
+  }
+  for (int trial = 0; trial < 40; ++trial) {
+    const int m = 1 + static_cast<int>(rng.Below(300)), n = 1 + static_cast<int>(rng.Below(300)),
+              k = 1 + static_cast<int>(rng.Below(300));
+    CompareGemm(*gpu, *cpu, rng, rng.Below(2) == 1, rng.Below(2) == 1, m, n, k, rng.Below(2) ? 1.0f : -0.75f,
+                rng.Below(2) ? 0.0f : 1.0f);
+  }
+}
+
+TEST_CASE("CUDA Gemm with k == 0 or an empty C does what the CPU backend does", "[gpu-device]") {
+  auto gpu = Cuda();
+  std::vector<float> c{1.0f, 2.0f, 3.0f, 4.0f};
+  gpu->Gemm(false, false, 2, 2, 0, 1.0f, nullptr, 0, nullptr, 0, 0.5f, c.data(), 2);
+  CHECK(c == std::vector<float>{0.5f, 1.0f, 1.5f, 2.0f});
+  c.assign(4, std::numeric_limits<float>::quiet_NaN());
+  gpu->Gemm(true, true, 2, 2, 0, 1.0f, nullptr, 0, nullptr, 0, 0.0f, c.data(), 2);
+  CHECK(c == std::vector<float>(4, 0.0f));
+  gpu->Gemm(false, false, 0, 2, 3, 1.0f, nullptr, 3, nullptr, 2, 0.0f, nullptr, 2);
+  gpu->Gemm(false, false, 2, 0, 3, 1.0f, nullptr, 3, nullptr, 1, 0.0f, nullptr, 1);
+}
+
+TEST_CASE("CUDA Gemm gives the same bits on every call, backend and thread", "[gpu-device]") {
+  data::gen::Rng rng(11);
+  const int m = 1024, n = 512, k = 479;
+  std::vector<float> a(size_t(m) * k), b(size_t(k) * n);
+  for (float& x : a) x = static_cast<float>(rng.Normal());
+  for (float& x : b) x = static_cast<float>(rng.Normal());
+  auto run = [&](std::vector<float>* c) {
+    auto be = MakeCudaBackend(0);
+    if (!be.ok()) return;  // c stays empty: fails the comparison below
+    c->assign(size_t(m) * n, 0.0f);
+    (*be)->Gemm(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c->data(), n);
+    (*be)->Gemm(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c->data(), n);
+  };
+  std::vector<float> first, again, t1, t2;
+  run(&first);
+  run(&again);
+  std::thread th1(run, &t1), th2(run, &t2);
+  th1.join();
+  th2.join();
+  REQUIRE(!first.empty());
+  CHECK(SameBits(first, again));
+  CHECK(SameBits(first, t1));
+  CHECK(SameBits(first, t2));
+}
+
+TEST_CASE("CUDA PoolBySlot and BagGradToUnique equal the CPU backend bitwise", "[gpu-device]") {
+  auto gpu = Cuda();
+  auto cpu = MakeCpuBackend();
+  const size_t widths[] = {1, 7, 16, 33, 128};
+  for (uint64_t seed = 1; seed <= 120; ++seed) {
+    data::gen::Rng rng(seed);
+    const size_t width = widths[seed % 5];
+    const bool skewed = seed % 2 == 0;
+    // The last seeds: more elements than one launch's 65535 blocks of 256
+    // threads cover, so threads stride.
+    const size_t samples = seed > 115 ? 140000 : 1 + rng.Below(3000);
+    const size_t stride = width + rng.Below(5), out_stride = width + rng.Below(3), in_stride = width + rng.Below(3);
+    const size_t slots = 1 + rng.Below(600), unique = 1 + rng.Below(300);
+    std::vector<float> rows(slots * stride);
+    for (float& x : rows) x = RandomValue(rng);
+    for (int z = 0; z < 3; ++z) rows[rng.Below(rows.size())] = -0.0f;
+    const Bags bags = RandomBags(rng, slots, unique, samples, skewed);
+    std::vector<float> g(samples * in_stride);
+    for (float& x : g) x = RandomValue(rng);
+    for (Pooling pooling : {Pooling::kSum, Pooling::kMean}) {
+      INFO("seed " << seed << " width " << width << " samples " << samples << (skewed ? " skewed" : "") << " mean "
+                   << (pooling == Pooling::kMean));
+      std::vector<float> want(samples * out_stride, 7.0f), got = want;
+      cpu->PoolBySlot(rows.data(), stride, width, bags.view(), pooling, want.data(), out_stride);
+      gpu->PoolBySlot(rows.data(), stride, width, bags.view(), pooling, got.data(), out_stride);
+      CHECK(SameBits(got, want));
+      std::vector<float> want_grad(unique * width, 3.0f), got_grad = want_grad;
+      cpu->BagGradToUnique(g.data(), in_stride, width, bags.view(), pooling, want_grad.data());
+      gpu->BagGradToUnique(g.data(), in_stride, width, bags.view(), pooling, got_grad.data());
+      CHECK(SameBits(got_grad, want_grad));
+    }
+  }
+}
+
+TEST_CASE("the CUDA backend names its device and versions", "[gpu-device]") {
+  const std::string name = Cuda()->name();
+  INFO(name);
+  CHECK_THAT(name, Catch::StartsWith("cuda (device 0: "));
+  CHECK_THAT(name, Catch::Contains("compute "));
+  CHECK_THAT(name, Catch::Contains("CUDA runtime "));
+  CHECK_THAT(name, Catch::Contains("cuBLAS "));
+}
+
+}  // namespace actorrec::gpu
+
+namespace actorrec::trainer {
+
+TEST_CASE("DLRM trained on the GPU ends bitwise equal in every mode, W = 1 and 2", "[gpu-device]") {
+  for (int w : {1, 2}) {
+    for (const char* pooling : {"sum", "mean"}) {
+      Case c;
+      c.backend = "cuda";
+      c.trainers = w;
+      c.pooling = pooling;
+      c.sparse = "adagrad";
+      const uint64_t reference = LockstepDigest(c);
+      for (const char* mode : {"static_hot", "ideal"}) {
+        c.mode = mode;
+        c.cache_rows = 512;
+        INFO("W=" << w << " " << pooling << " " << mode);
+        CHECK(LockstepDigest(c) == reference);
+      }
+      c.cache_rows = 8192;
+      for (const char* mode : {"lrpp_delayed", "lrpp", "replicated"}) {
+        for (int l : {1, 3}) {
+          c.mode = mode;
+          c.lookahead = l;
+          INFO("W=" << w << " " << pooling << " " << mode << " L=" << l);
+          CHECK(LockstepDigest(c) == reference);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace actorrec::trainer
