@@ -10,7 +10,7 @@
 
 #include "gpu/cpu_backend.hpp"
 #include "gpu/cuda/bag_ops.hpp"
-#include "tests/gpu/bag_cases.hpp"
+#include "tests/gpu/backend_cases.hpp"
 
 namespace actorrec::gpu {
 namespace {
@@ -51,27 +51,18 @@ TEST_CASE("The CUDA pooling kernels' element functions equal the CPU backend bit
   int checked = 0;
   for (uint64_t seed = 1; seed <= 200; ++seed) {
     data::gen::Rng rng(seed);
-    const size_t width = widths[seed % 5];
     const bool skewed = seed % 2 == 0;
-    const size_t stride = width + rng.Below(5), out_stride = width + rng.Below(3), in_stride = width + rng.Below(3);
-    const size_t slots = 1 + rng.Below(60), unique = 1 + rng.Below(12), samples = 1 + rng.Below(60);
-    std::vector<float> rows(slots * stride);
-    for (float& x : rows) x = RandomValue(rng);
-    for (int z = 0; z < 3; ++z) rows[rng.Below(rows.size())] = -0.0f;
-    const Bags bags = RandomBags(rng, slots, unique, samples, skewed);
-    std::vector<float> g(samples * in_stride);
-    for (float& x : g) x = RandomValue(rng);
-    g[rng.Below(g.size())] = -0.0f;
+    const BagCase c = MakeBagCase(rng, widths[seed % 5], 1 + rng.Below(60), 1 + rng.Below(12), 1 + rng.Below(60), skewed);
     for (Pooling pooling : {Pooling::kSum, Pooling::kMean}) {
-      INFO("seed " << seed << " width " << width << (skewed ? " skewed" : "") << " mean "
+      INFO("seed " << seed << " width " << c.width << (skewed ? " skewed" : "") << " mean "
                    << (pooling == Pooling::kMean));
-      std::vector<float> want(samples * out_stride, 7.0f);
-      cpu->PoolBySlot(rows.data(), stride, width, bags.view(), pooling, want.data(), out_stride);
-      CHECK(SameBits(KernelPool(rows, stride, width, bags, pooling, out_stride), want));
+      std::vector<float> want(c.samples * c.out_stride, 7.0f);
+      cpu->PoolBySlot(c.rows.data(), c.stride, c.width, c.bags.view(), pooling, want.data(), c.out_stride);
+      CHECK(SameBits(KernelPool(c.rows, c.stride, c.width, c.bags, pooling, c.out_stride), want));
 
-      std::vector<float> want_grad(unique * width, 3.0f);
-      cpu->BagGradToUnique(g.data(), in_stride, width, bags.view(), pooling, want_grad.data());
-      CHECK(SameBits(KernelBagGrad(g, in_stride, width, bags, pooling), want_grad));
+      std::vector<float> want_grad(c.unique * c.width, 3.0f);
+      cpu->BagGradToUnique(c.grad.data(), c.in_stride, c.width, c.bags.view(), pooling, want_grad.data());
+      CHECK(SameBits(KernelBagGrad(c.grad, c.in_stride, c.width, c.bags, pooling), want_grad));
       ++checked;
     }
   }

@@ -12,7 +12,7 @@
 
 #include "data/gen/random.hpp"
 #include "gpu/cpu_backend.hpp"
-#include "tests/gpu/bag_cases.hpp"
+#include "tests/gpu/backend_cases.hpp"
 
 namespace actorrec::gpu {
 namespace {
@@ -29,28 +29,20 @@ std::unique_ptr<Backend> Make(CpuGemmLibrary lib) {
   return std::move(*be);
 }
 
-// One GEMM problem with op(A) m×k and op(B) k×n stored with padded leading
-// dimensions, checked against a double-precision triple loop.
+// One GEMM problem (padded, beta == 0 with NaNs in C) checked against a
+// double-precision triple loop.
 void CheckGemm(Backend& be, data::gen::Rng& rng, bool ta, bool tb, int m, int n, int k, float alpha, float beta) {
-  const int pad = static_cast<int>(rng.Below(3));
-  const int lda = (ta ? m : k) + pad, ldb = (tb ? k : n) + pad, ldc = n + pad;
-  std::vector<float> a(size_t(ta ? k : m) * lda), b(size_t(tb ? n : k) * ldb), c(size_t(m) * ldc);
-  for (float& x : a) x = static_cast<float>(rng.Normal());
-  for (float& x : b) x = static_cast<float>(rng.Normal());
-  // beta == 0 must not read C: NaNs there must not leak into the result.
-  for (float& x : c) x = beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(rng.Normal());
-  const std::vector<float> c0 = c;
-  auto at = [&](int i, int p) { return ta ? a[size_t(p) * lda + i] : a[size_t(i) * lda + p]; };
-  auto bt = [&](int p, int j) { return tb ? b[size_t(j) * ldb + p] : b[size_t(p) * ldb + j]; };
-  be.Gemm(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
+  const GemmCase g = MakeGemmCase(rng, ta, tb, m, n, k, beta);
+  std::vector<float> c = g.c;
+  g.Run(be, alpha, beta, c.data());
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) {
       double s = 0, mag = 0;
-      for (int p = 0; p < k; ++p) s += double(at(i, p)) * bt(p, j), mag += std::fabs(double(at(i, p)) * bt(p, j));
-      const double want = alpha * s + (beta == 0.0f ? 0.0 : beta * double(c0[size_t(i) * ldc + j]));
+      for (int p = 0; p < k; ++p) s += double(g.A(i, p)) * g.B(p, j), mag += std::fabs(double(g.A(i, p)) * g.B(p, j));
+      const double want = alpha * s + (beta == 0.0f ? 0.0 : beta * double(g.c[size_t(i) * g.ldc + j]));
       INFO(be.name() << " ta " << ta << " tb " << tb << " m " << m << " n " << n << " k " << k << " at " << i << ","
                      << j);
-      REQUIRE(std::fabs(c[size_t(i) * ldc + j] - want) <= 1e-5 * (mag + 1.0));
+      REQUIRE(std::fabs(c[size_t(i) * g.ldc + j] - want) <= 1e-5 * (mag + 1.0));
     }
   }
 }
@@ -118,17 +110,7 @@ TEST_CASE("Gemm matches the triple loop for every transpose combination and odd 
 }
 
 TEST_CASE("Gemm with k == 0 scales C by beta and m or n == 0 touches nothing", "[gpu]") {
-  for (CpuGemmLibrary lib : Libraries()) {
-    auto be = Make(lib);
-    std::vector<float> c{1.0f, 2.0f, 3.0f, 4.0f};
-    be->Gemm(false, false, 2, 2, 0, 1.0f, nullptr, 0, nullptr, 0, 0.5f, c.data(), 2);
-    CHECK(c == std::vector<float>{0.5f, 1.0f, 1.5f, 2.0f});
-    c.assign(4, std::numeric_limits<float>::quiet_NaN());
-    be->Gemm(true, true, 2, 2, 0, 1.0f, nullptr, 0, nullptr, 0, 0.0f, c.data(), 2);
-    CHECK(c == std::vector<float>(4, 0.0f));
-    be->Gemm(false, false, 0, 2, 3, 1.0f, nullptr, 3, nullptr, 2, 0.0f, nullptr, 2);
-    be->Gemm(false, false, 2, 0, 3, 1.0f, nullptr, 3, nullptr, 1, 0.0f, nullptr, 1);
-  }
+  for (CpuGemmLibrary lib : Libraries()) CheckEmptyGemms(*Make(lib));
 }
 
 TEST_CASE("Gemm gives the same bits on every call and every thread", "[gpu]") {

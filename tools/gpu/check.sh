@@ -18,7 +18,8 @@
 # but none of our Debian libraries, and no network: the pack carries glibc's
 # loader and libraries too, and the binaries run through that loader, so the
 # image's own glibc version does not matter. cuBLAS (600 MB with cuBLASLt)
-# and the driver come from the machine.
+# and the driver come from the machine, and its cudart (of the same toolkit
+# as its cuBLAS) goes before the packed one.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build="${ACTORREC_BUILD_DIR:-build}"
@@ -40,7 +41,7 @@ do_pack() {
   local stage
   stage="$(mktemp -d)"
   trap 'rm -rf "$stage"' RETURN
-  mkdir -p "$stage/pack/bin" "$stage/pack/lib"
+  mkdir -p "$stage/pack/bin" "$stage/pack/lib" "$stage/pack/cudart"
   cp "$build/actorrec" "$build/tests/gpu/gpu_device_tests" "$stage/pack/bin/"
   strip --strip-unneeded "$stage/pack/bin/"* 2>/dev/null || true
   local lib name
@@ -50,7 +51,13 @@ do_pack() {
     base="$(basename "$name")"
     if [[ "$base" =~ $from_machine ]]; then continue; fi
     [ -f "$lib" ] || { echo "gpu check pack: $name: not found ($lib)" >&2; exit 2; }
-    cp -L "$lib" "$stage/pack/lib/$base"
+    # cudart apart: the machine's own (beside its cuBLAS, of the same
+    # toolkit) goes first, this build's is the fallback.
+    if [[ "$base" == libcudart.so* ]]; then
+      cp -L "$lib" "$stage/pack/cudart/$base"
+    else
+      cp -L "$lib" "$stage/pack/lib/$base"
+    fi
   done
   # The loader under a fixed name, whatever ldd printed it as.
   cp -L /lib64/ld-linux-x86-64.so.2 "$stage/pack/lib/ld-linux-x86-64.so.2"
@@ -93,8 +100,7 @@ do_run() {
   : > "$report"
   say() { echo "$*" | tee -a "$report"; }
   [ -f "$pack" ] || { say "gpu check: $pack is missing: run tools/gpu/check.sh pack first (on the build machine)"; exit 2; }
-  local work
-  work="$(mktemp -d)"
+  work="$(mktemp -d)"  # global: the EXIT trap runs after this function returns
   trap 'rm -rf "$work"' EXIT
   if command -v xz >/dev/null; then
     xz -dc "$pack" | tar -C "$work" -xf -
@@ -110,13 +116,16 @@ do_run() {
   fi
   local cublas libpath
   cublas="$(find_cublas)"
-  libpath="$p/lib${cublas:+:$cublas}"
+  # The driver's libcuda.so.1, which cudart opens at run time: where the
+  # machine's linker cache says (the packed loader reads that cache too).
+  local driver
+  driver="$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 / { print $NF; exit }')"
+  libpath="$p/lib${cublas:+:$cublas}:$p/cudart${driver:+:$(dirname "$driver")}"
   say "cuBLAS from: ${cublas:-not found (the CUDA backend cannot load: install the CUDA 13 toolkit or nvidia-cublas)}"
-  # Every packed binary through the packed loader.
-  packed() { "$p/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$p/bin/$@"; }
-
+  # Every packed binary runs through the packed loader.
   local rc=0
-  packed gpu_device_tests --durations yes > "$out/gpu_device_tests.txt" 2>&1 || rc=$?
+  timeout 150 "$p/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$p/bin/gpu_device_tests" --durations yes \
+    > "$out/gpu_device_tests.txt" 2>&1 || rc=$?
   if [ "$rc" -eq 77 ]; then
     say "no device: $(head -1 "$out/gpu_device_tests.txt")"
     say "result: no device, nothing checked"
@@ -130,13 +139,17 @@ do_run() {
   # 2 trainers, lrpp_delayed): on the GPU, then on the CPU beside it.
   for backend in cuda cpu; do
     sed -e "s/^backend = \"auto\"/backend = \"$backend\"/" -e 's/^max_batches = 0 /max_batches = 128 /' \
-        -e "s/^name = \"local\"/name = \"gpu-check-$backend\"\noutput_dir = \"${work//\//\\/}\/run-$backend\"/" \
+        -e "0,/^name = \"local\"/s//name = \"gpu-check-$backend\"\noutput_dir = \"${work//\//\\/}\/run-$backend\"/" \
         configs/local.toml > "$work/$backend.toml"
     rc=0
-    ( cd "$work" && timeout 150 "$p/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$p/bin/actorrec" train \
+    ( cd "$work" && timeout 75 "$p/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$p/bin/actorrec" train \
         --config "$work/$backend.toml" ) > "$out/train_$backend.txt" 2>&1 || rc=$?
     say "actorrec train (backend $backend, 128 batches of 2048): exit $rc"
-    grep -E '^backend: |samples/s|digest|eval final' "$out/train_$backend.txt" | sed 's/^/  /' | tee -a "$report" || true
+    grep -E '^backend: |^summary: |^eval final' "$out/train_$backend.txt" | sed 's/^/  /' | tee -a "$report" || true
+    if [ -f "$work/run-$backend/metrics.jsonl" ]; then
+      cp "$work/run-$backend/metrics.jsonl" "$out/metrics_$backend.jsonl"
+      say "  $(grep -o '"parameter_digest":"[0-9a-f]*"' "$work/run-$backend/metrics.jsonl" | tail -1)"
+    fi
     [ "$rc" -eq 0 ] || failed=1
   done
   if [ "$failed" -eq 0 ]; then say "result: passed"; else say "result: FAILED (see $out)"; fi
