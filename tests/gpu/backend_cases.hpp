@@ -9,7 +9,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <memory>
+#include <thread>
 #include <vector>
 
 #include "data/gen/random.hpp"
@@ -96,6 +99,33 @@ inline void CheckEmptyGemms(Backend& be) {
   CHECK(c == std::vector<float>(4, 0.0f));
   be.Gemm(false, false, 0, 2, 3, 1.0f, nullptr, 3, nullptr, 2, 0.0f, nullptr, 2);
   be.Gemm(false, false, 2, 0, 3, 1.0f, nullptr, 3, nullptr, 1, 0.0f, nullptr, 1);
+}
+
+// The same m×k by k×n GEMM from fresh backends of `make`: twice on this
+// thread (each backend calls it twice), once on each of two threads at the
+// same time; every result must have the first one's bits.
+inline void CheckGemmRepeats(const std::function<std::unique_ptr<Backend>()>& make, int m, int n, int k) {
+  data::gen::Rng rng(11);
+  std::vector<float> a(size_t(m) * k), b(size_t(k) * n);
+  for (float& x : a) x = static_cast<float>(rng.Normal());
+  for (float& x : b) x = static_cast<float>(rng.Normal());
+  auto run = [&](std::vector<float>* c) {
+    auto be = make();
+    if (!be) return;  // c stays empty: fails the comparison below
+    c->assign(size_t(m) * n, 0.0f);
+    be->Gemm(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c->data(), n);
+    be->Gemm(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c->data(), n);
+  };
+  std::vector<float> first, again, t1, t2;
+  run(&first);
+  run(&again);
+  std::thread th1(run, &t1), th2(run, &t2);
+  th1.join();
+  th2.join();
+  REQUIRE(!first.empty());
+  CHECK(SameBits(first, again));
+  CHECK(SameBits(first, t1));
+  CHECK(SameBits(first, t2));
 }
 
 // One pooling problem: a slot table with a row stride, bags over it, and a

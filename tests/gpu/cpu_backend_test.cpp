@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <thread>
 #include <vector>
 
 #include "data/gen/random.hpp"
@@ -115,25 +114,7 @@ TEST_CASE("Gemm with k == 0 scales C by beta and m or n == 0 touches nothing", "
 
 TEST_CASE("Gemm gives the same bits on every call and every thread", "[gpu]") {
   for (CpuGemmLibrary lib : Libraries()) {
-    data::gen::Rng rng(11);
-    const int m = 256, n = 64, k = 257;
-    std::vector<float> a(size_t(m) * k), b(size_t(k) * n);
-    for (float& x : a) x = static_cast<float>(rng.Normal());
-    for (float& x : b) x = static_cast<float>(rng.Normal());
-    auto run = [&](std::vector<float>* c) {
-      auto be = Make(lib);
-      c->assign(size_t(m) * n, 0.0f);
-      be->Gemm(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c->data(), n);
-    };
-    std::vector<float> first, again, t1, t2;
-    run(&first);
-    run(&again);
-    std::thread th1(run, &t1), th2(run, &t2);
-    th1.join();
-    th2.join();
-    CHECK(SameBits(first, again));
-    CHECK(SameBits(first, t1));
-    CHECK(SameBits(first, t2));
+    CheckGemmRepeats([lib] { return MakeCpuBackend(lib).value(); }, 256, 64, 257);
   }
 }
 

@@ -8,7 +8,6 @@
 
 #include <cmath>
 #include <limits>
-#include <thread>
 #include <vector>
 
 #include "gpu/cpu_backend.hpp"
@@ -83,28 +82,12 @@ TEST_CASE("CUDA Gemm with k == 0 or an empty C does what the CPU backend does", 
 }
 
 TEST_CASE("CUDA Gemm gives the same bits on every call, backend and thread", "[gpu-device]") {
-  data::gen::Rng rng(11);
-  const int m = 1024, n = 512, k = 479;
-  std::vector<float> a(size_t(m) * k), b(size_t(k) * n);
-  for (float& x : a) x = static_cast<float>(rng.Normal());
-  for (float& x : b) x = static_cast<float>(rng.Normal());
-  auto run = [&](std::vector<float>* c) {
-    auto be = MakeCudaBackend(0);
-    if (!be.ok()) return;  // c stays empty: fails the comparison below
-    c->assign(size_t(m) * n, 0.0f);
-    (*be)->Gemm(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c->data(), n);
-    (*be)->Gemm(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c->data(), n);
-  };
-  std::vector<float> first, again, t1, t2;
-  run(&first);
-  run(&again);
-  std::thread th1(run, &t1), th2(run, &t2);
-  th1.join();
-  th2.join();
-  REQUIRE(!first.empty());
-  CHECK(SameBits(first, again));
-  CHECK(SameBits(first, t1));
-  CHECK(SameBits(first, t2));
+  CheckGemmRepeats(
+      [] {
+        auto be = MakeCudaBackend(0);
+        return be.ok() ? std::move(be).value() : nullptr;
+      },
+      1024, 512, 479);
 }
 
 TEST_CASE("CUDA PoolBySlot and BagGradToUnique equal the CPU backend bitwise", "[gpu-device]") {
