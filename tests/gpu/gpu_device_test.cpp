@@ -3,7 +3,7 @@
 // pooling and its backward bitwise (the same sums in the same order); and a
 // small DLRM trained with training.backend = "cuda" in every mode, whose
 // parameters must equal the no_cache run's bitwise. Run only where a device
-// is usable (gpu_device_main.cpp skips otherwise).
+// is usable (gpu_device_skip.cpp skips otherwise).
 #include <catch2/catch.hpp>
 
 #include <cmath>

@@ -37,15 +37,15 @@ do_pack() {
     echo "gpu check pack: $build has no CUDA backend (meson option cuda): reconfigure with nvcc on the PATH" >&2
     exit 2
   fi
-  nice ninja -C "$build" -j"${JOBS:-1}" actorrec tests/gpu/gpu_device_tests
+  nice ninja -C "$build" -j"${JOBS:-1}" actorrec tests/gpu_device_tests
   local stage
   stage="$(mktemp -d)"
   trap 'rm -rf "$stage"' RETURN
   mkdir -p "$stage/pack/bin" "$stage/pack/lib" "$stage/pack/cudart"
-  cp "$build/actorrec" "$build/tests/gpu/gpu_device_tests" "$stage/pack/bin/"
+  cp "$build/actorrec" "$build/tests/gpu_device_tests" "$stage/pack/bin/"
   strip --strip-unneeded "$stage/pack/bin/"* 2>/dev/null || true
   local lib name
-  for bin in "$build/actorrec" "$build/tests/gpu/gpu_device_tests"; do
+  for bin in "$build/actorrec" "$build/tests/gpu_device_tests"; do
     ldd "$bin" | awk '/=>/ { print $1, $3 } !/=>/ && /^\s*\// { print $1, $1 }'
   done | sort -u | while read -r name lib; do
     base="$(basename "$name")"
