@@ -55,6 +55,16 @@ class Backend {
                                Pooling pooling, float* grad_unique) = 0;
 };
 
+// A GEMM with k == 0, where op(A)·op(B) is empty: C = beta·C, with beta == 0
+// not reading C (the BLAS convention). Every backend does it on the host
+// like this, because the libraries reject lda == 0.
+inline void GemmWithEmptyK(int m, int n, float beta, float* c, int ldc) {
+  for (int i = 0; i < m; ++i) {
+    float* row = c + size_t(i) * ldc;
+    for (int j = 0; j < n; ++j) row[j] = beta == 0.0f ? 0.0f : beta * row[j];
+  }
+}
+
 // OpenBLAS (or the faster library measured by tools/bench/gemm_bench) and
 // vectorized loops; single-threaded: every trainer owns one core's work.
 std::unique_ptr<Backend> MakeCpuBackend();

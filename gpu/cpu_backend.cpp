@@ -182,15 +182,7 @@ class CpuBackend final : public Backend {
   void Gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
             int ldb, float beta, float* c, int ldc) override {
     if (m == 0 || n == 0) return;
-    if (k == 0) {
-      // op(A)·op(B) is empty: C = beta·C, with beta == 0 not reading C (the
-      // BLAS convention). Done here because the libraries reject lda == 0.
-      for (int i = 0; i < m; ++i) {
-        float* row = c + size_t(i) * ldc;
-        for (int j = 0; j < n; ++j) row[j] = beta == 0.0f ? 0.0f : beta * row[j];
-      }
-      return;
-    }
+    if (k == 0) return GemmWithEmptyK(m, n, beta, c, ldc);
 #ifdef ACTORREC_HAVE_DNNL
     if (library_ == CpuGemmLibrary::kOneDnn) {
       UseOneOmpThreadOnThisThread();

@@ -1,5 +1,5 @@
-// Which compute backend this process can use: CUDA when the build has it and
-// a device answers, the CPU backend otherwise.
+// Whether this process sees a CUDA device: what `training.backend = "auto"`
+// decides on (gpu/backend_select.hpp).
 #pragma once
 
 #include <string>
@@ -15,8 +15,5 @@ struct DeviceProbe {
 // Asks the CUDA runtime (only the runtime API: a machine without a driver
 // answers cudaErrorInsufficientDriver, which means "use the CPU").
 DeviceProbe ProbeDevices();
-
-// "cuda (…)" or "cpu (…)", for start-up lines.
-std::string DescribeBackend(const DeviceProbe& probe);
 
 }  // namespace actorrec::gpu

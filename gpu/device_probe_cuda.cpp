@@ -11,13 +11,13 @@ DeviceProbe ProbeDevices() {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
-    probe.detail = std::string("no usable CUDA device: ") + cudaGetErrorString(err);
+    probe.detail = std::string("no usable CUDA device (") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err) + ")";
     cudaGetLastError();  // clear the sticky error for later callers
     return probe;
   }
   probe.cuda_devices = count;
   if (count == 0) {
-    probe.detail = "the CUDA runtime reports no device";
+    probe.detail = "no usable CUDA device (the CUDA runtime reports none)";
     return probe;
   }
   cudaDeviceProp prop{};

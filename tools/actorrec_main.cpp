@@ -17,7 +17,7 @@
 #include "base/logging.hpp"
 #include "base/version.hpp"
 #include "configs/config.hpp"
-#include "gpu/device_probe.hpp"
+#include "gpu/backend_select.hpp"
 #include "tools/config_command.hpp"
 #include "tools/config_flags.hpp"
 #include "tools/data_command.hpp"
@@ -49,12 +49,18 @@ int Train(const ConfigFlags& config_flags, const std::string& log_level, const T
   config::Config cfg;
   if (!LoadConfigFlags(config_flags, "train", std::cerr, &cfg)) return kExitUsage;
   if (!StartLogging("train", log_level, cfg)) return kExitUsage;
+  // The same choice RunParts makes for every trainer (gpu/backend_select.hpp).
+  auto backend = gpu::ChooseBackend(cfg.training.backend);
+  if (!backend.ok()) {
+    std::cerr << "actorrec train: " << cfg.path << ": " << backend.status().message() << "\n";
+    return kExitUsage;
+  }
   std::cout << "actorrec " << BuildVersion() << ": config " << cfg.path << DescribeOverrides(cfg) << " (digest "
             << cfg.digest << ")\n"
             << "model " << config::ModelKindName(cfg.model.kind) << ", mode " << config::ModeName(cfg.training.mode)
             << ", " << cfg.cluster.TotalTrainers() << " trainer(s), " << cfg.cluster.TotalShards()
             << " embedding shard(s)\n"
-            << "backend: " << gpu::DescribeBackend(gpu::ProbeDevices()) << "\n";
+            << "backend: " << backend->Line() << "\n";
   // The actor pipeline (actors/run/pipeline_run.hpp) starts the control
   // plane with it: its own actors register with the supervisor. The
   // lockstep driver (--lockstep) has no role actors.
@@ -88,7 +94,12 @@ int Node(const ConfigFlags& config_flags, const std::string& member_flag, const 
     if (!hosted.ok()) return hosted.status();
     return std::shared_ptr<void>(std::move(hosted).value());
   };
-  work.gemm_kernels = gpu::MakeCpuBackend()->name();
+  auto backend = gpu::ChooseBackend(cfg.training.backend);
+  if (!backend.ok()) {
+    std::cerr << "actorrec node: " << cfg.path << ": " << backend.status().message() << "\n";
+    return kExitUsage;
+  }
+  work.gemm_kernels = backend->name;
   return RunMember(cfg, *member, work);
 }
 

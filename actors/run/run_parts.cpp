@@ -13,7 +13,7 @@
 #include "base/digest.hpp"
 #include "configs/memory_check.hpp"
 #include "configs/row_state.hpp"
-#include "gpu/cpu_backend.hpp"
+#include "gpu/backend_select.hpp"
 #include "models/init.hpp"
 #include "models/metrics.hpp"
 
@@ -39,8 +39,13 @@ Result<std::unique_ptr<RunParts>> RunParts::Create(const config::Config& cfg) {
   const models::OptimizerSettings dense_settings = models::DenseSettingsOf(cfg.optimizer);
   const models::OptimizerSettings row_settings = models::SparseSettingsOf(cfg.optimizer);
 
+  auto choice = gpu::ChooseBackend(cfg.training.backend);
+  if (!choice.ok()) return choice.status();
+  parts->backend = *choice;
   for (uint32_t w = 0; w < W; ++w) {
-    parts->backends.push_back(gpu::MakeCpuBackend());
+    auto backend = gpu::MakeBackend(*choice);
+    if (!backend.ok()) return backend.status();
+    parts->backends.push_back(std::move(backend).value());
     auto model = models::Model::Create(parts->spec, parts->backends.back().get());
     if (!model.ok()) return model.status();
     (*model)->Initialize(cfg.run.seed);

@@ -19,6 +19,7 @@
 #include "configs/config.hpp"
 #include "data/bad_record_tally.hpp"
 #include "gpu/backend.hpp"
+#include "gpu/backend_select.hpp"
 #include "messages/rows_codec.hpp"
 #include "models/model.hpp"
 #include "models/optimizers.hpp"
@@ -94,14 +95,16 @@ struct RunParts {
   std::vector<uint64_t> table_rows;
   models::ModelSpec spec;
   std::unique_ptr<models::RowOptimizer> row_optimizer;
-  std::vector<std::unique_ptr<gpu::Backend>> backends;  // one per trainer
+  gpu::BackendChoice backend;                            // training.backend, resolved
+  std::vector<std::unique_ptr<gpu::Backend>> backends;  // one per trainer, of that kind
   std::vector<std::unique_ptr<TrainerCore>> trainers;
   std::vector<std::unique_ptr<embedding::ShardStore>> shards;
   // What the training split's readers skipped (on_bad_record = "skip"),
   // every epoch's, wherever TrainSource()'s readers run in this process.
   std::shared_ptr<data::BadRecordTally> train_bad_records = std::make_shared<data::BadRecordTally>();
 
-  // InvalidArgument / NotFound naming the config key or file.
+  // InvalidArgument / NotFound naming the config key or file (a backend
+  // training.backend asks for that this build or machine lacks included).
   static Result<std::unique_ptr<RunParts>> Create(const config::Config& cfg);
 
   uint32_t W() const { return static_cast<uint32_t>(trainers.size()); }

@@ -257,7 +257,7 @@ namespace {
 // A one-process DLRM config of `cache_rows` slots per trainer, 2 trainers;
 // `extra` goes into [training].
 std::string CacheConfig(const TempDir& dir, const std::string& cache_rows, int dim = 16,
-                        const std::string& sparse = "sgd") {
+                        const std::string& sparse = "sgd", const std::string& more_training = "") {
   return dir.Write("cache.toml", R"([run]
 name = "cache"
 output_dir = ")" + dir.path() + R"(/out"
@@ -273,7 +273,7 @@ eval_samples = 0
 row_scale = 0.001
 [training]
 batch_size = 512
-cache_rows = )" + cache_rows + "\n" + OneProcessCluster(2));
+cache_rows = )" + cache_rows + "\n" + more_training + OneProcessCluster(2));
 }
 
 }  // namespace
@@ -309,4 +309,28 @@ TEST_CASE("memory that runs out during start-up ends train with exit 7 and a mes
   REQUIRE(code == 7);
   REQUIRE_THAT(child.Log(), Catch::Contains("actorrec train: out of memory: "));
   REQUIRE_THAT(child.Log(), !Catch::Contains("terminate called"));
+}
+
+TEST_CASE("train with training.backend = cuda and no usable device is a config error; auto falls back and says so",
+          "[cli]") {
+  TempDir dir;
+  auto with = [&](const std::string& backend) {
+    return CacheConfig(dir, "65536", 16, "sgd", "backend = \"" + backend + "\"\n");
+  };
+  auto automatic = Actorrec(dir, {"train", "--config", with("auto")});
+  INFO(automatic.output);
+  REQUIRE(automatic.code == 0);
+  const std::string path = with("cuda");
+  auto cuda = Actorrec(dir, {"train", "--config", path});
+  INFO(cuda.output);
+  if (automatic.output.find("backend: cuda (device 0: ") != std::string::npos) {
+    REQUIRE(cuda.code == 0);  // a GPU machine: both train on it
+    return;
+  }
+  REQUIRE_THAT(automatic.output, Catch::Contains("backend: cpu ("));
+  REQUIRE_THAT(automatic.output, Catch::Matches("(.|\\n)*; training\\.backend = auto: [^\\n]+: using the CPU backend\\n(.|\\n)*"));
+  REQUIRE(cuda.code == 2);
+  REQUIRE_THAT(cuda.output, Catch::Contains(path + ": training.backend = \"cuda\": "));
+  REQUIRE_THAT(cuda.output, Catch::Contains("set training.backend = \"cpu\" (or \"auto\") to train on the CPU"));
+  REQUIRE_THAT(cuda.output, Catch::Contains("no usable CUDA device (") || Catch::Contains("this build has no CUDA"));
 }

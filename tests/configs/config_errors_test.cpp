@@ -101,6 +101,14 @@ TEST_CASE("an unknown enum value lists the accepted values", "[configs]") {
                         "static_hot, ideal; got \"lrp\""));
 }
 
+TEST_CASE("an unknown training.backend is refused naming the key and the accepted values", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "batch_size = 512", "batch_size = 512\nbackend = \"gpu\"");
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path),
+               Contains(At(path, text, "\"gpu\"") + "training.backend: expected one of auto, cpu, cuda; got \"gpu\""));
+}
+
 TEST_CASE("a secret shorter than 16 characters is refused without echoing it", "[configs]") {
   TempDir dir;
   std::string text = Replace(kValid, "\"0123456789abcdef-test\"", "\"hunter2\"");

@@ -7,11 +7,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <thread>
 #include <vector>
 
 #include "data/gen/random.hpp"
 #include "gpu/cpu_backend.hpp"
+#include "tests/gpu/backend_cases.hpp"
 
 namespace actorrec::gpu {
 namespace {
@@ -28,54 +28,22 @@ std::unique_ptr<Backend> Make(CpuGemmLibrary lib) {
   return std::move(*be);
 }
 
-bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-}
-
-// One GEMM problem with op(A) m×k and op(B) k×n stored with padded leading
-// dimensions, checked against a double-precision triple loop.
+// One GEMM problem (padded, beta == 0 with NaNs in C) checked against a
+// double-precision triple loop.
 void CheckGemm(Backend& be, data::gen::Rng& rng, bool ta, bool tb, int m, int n, int k, float alpha, float beta) {
-  const int pad = static_cast<int>(rng.Below(3));
-  const int lda = (ta ? m : k) + pad, ldb = (tb ? k : n) + pad, ldc = n + pad;
-  std::vector<float> a(size_t(ta ? k : m) * lda), b(size_t(tb ? n : k) * ldb), c(size_t(m) * ldc);
-  for (float& x : a) x = static_cast<float>(rng.Normal());
-  for (float& x : b) x = static_cast<float>(rng.Normal());
-  // beta == 0 must not read C: NaNs there must not leak into the result.
-  for (float& x : c) x = beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(rng.Normal());
-  const std::vector<float> c0 = c;
-  auto at = [&](int i, int p) { return ta ? a[size_t(p) * lda + i] : a[size_t(i) * lda + p]; };
-  auto bt = [&](int p, int j) { return tb ? b[size_t(j) * ldb + p] : b[size_t(p) * ldb + j]; };
-  be.Gemm(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
+  const GemmCase g = MakeGemmCase(rng, ta, tb, m, n, k, beta);
+  std::vector<float> c = g.c;
+  g.Run(be, alpha, beta, c.data());
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) {
       double s = 0, mag = 0;
-      for (int p = 0; p < k; ++p) s += double(at(i, p)) * bt(p, j), mag += std::fabs(double(at(i, p)) * bt(p, j));
-      const double want = alpha * s + (beta == 0.0f ? 0.0 : beta * double(c0[size_t(i) * ldc + j]));
+      for (int p = 0; p < k; ++p) s += double(g.A(i, p)) * g.B(p, j), mag += std::fabs(double(g.A(i, p)) * g.B(p, j));
+      const double want = alpha * s + (beta == 0.0f ? 0.0 : beta * double(g.c[size_t(i) * g.ldc + j]));
       INFO(be.name() << " ta " << ta << " tb " << tb << " m " << m << " n " << n << " k " << k << " at " << i << ","
                      << j);
-      REQUIRE(std::fabs(c[size_t(i) * ldc + j] - want) <= 1e-5 * (mag + 1.0));
+      REQUIRE(std::fabs(c[size_t(i) * g.ldc + j] - want) <= 1e-5 * (mag + 1.0));
     }
   }
-}
-
-struct Bags {
-  std::vector<uint32_t> unique_slots, inverse, offsets{0};
-  SlotBags view() const {
-    return {unique_slots.data(), unique_slots.size(), inverse.data(), offsets.data(), offsets.size() - 1};
-  }
-};
-
-// Random bags over `unique` rows: empty bags, long bags and rows repeated in
-// one bag all occur; some unique rows may be used by no position.
-Bags RandomBags(data::gen::Rng& rng, size_t slots, size_t unique, size_t samples) {
-  Bags bags;
-  for (size_t u = 0; u < unique; ++u) bags.unique_slots.push_back(static_cast<uint32_t>(rng.Below(slots)));
-  for (size_t i = 0; i < samples; ++i) {
-    const size_t len = rng.Below(8) == 0 ? 10 + rng.Below(20) : rng.Below(4);
-    for (size_t p = 0; p < len; ++p) bags.inverse.push_back(static_cast<uint32_t>(rng.Below(unique)));
-    bags.offsets.push_back(static_cast<uint32_t>(bags.inverse.size()));
-  }
-  return bags;
 }
 
 // The contracts of backend.hpp written as the plainest loops.
@@ -141,40 +109,12 @@ TEST_CASE("Gemm matches the triple loop for every transpose combination and odd 
 }
 
 TEST_CASE("Gemm with k == 0 scales C by beta and m or n == 0 touches nothing", "[gpu]") {
-  for (CpuGemmLibrary lib : Libraries()) {
-    auto be = Make(lib);
-    std::vector<float> c{1.0f, 2.0f, 3.0f, 4.0f};
-    be->Gemm(false, false, 2, 2, 0, 1.0f, nullptr, 0, nullptr, 0, 0.5f, c.data(), 2);
-    CHECK(c == std::vector<float>{0.5f, 1.0f, 1.5f, 2.0f});
-    c.assign(4, std::numeric_limits<float>::quiet_NaN());
-    be->Gemm(true, true, 2, 2, 0, 1.0f, nullptr, 0, nullptr, 0, 0.0f, c.data(), 2);
-    CHECK(c == std::vector<float>(4, 0.0f));
-    be->Gemm(false, false, 0, 2, 3, 1.0f, nullptr, 3, nullptr, 2, 0.0f, nullptr, 2);
-    be->Gemm(false, false, 2, 0, 3, 1.0f, nullptr, 3, nullptr, 1, 0.0f, nullptr, 1);
-  }
+  for (CpuGemmLibrary lib : Libraries()) CheckEmptyGemms(*Make(lib));
 }
 
 TEST_CASE("Gemm gives the same bits on every call and every thread", "[gpu]") {
   for (CpuGemmLibrary lib : Libraries()) {
-    data::gen::Rng rng(11);
-    const int m = 256, n = 64, k = 257;
-    std::vector<float> a(size_t(m) * k), b(size_t(k) * n);
-    for (float& x : a) x = static_cast<float>(rng.Normal());
-    for (float& x : b) x = static_cast<float>(rng.Normal());
-    auto run = [&](std::vector<float>* c) {
-      auto be = Make(lib);
-      c->assign(size_t(m) * n, 0.0f);
-      be->Gemm(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c->data(), n);
-    };
-    std::vector<float> first, again, t1, t2;
-    run(&first);
-    run(&again);
-    std::thread th1(run, &t1), th2(run, &t2);
-    th1.join();
-    th2.join();
-    CHECK(SameBits(first, again));
-    CHECK(SameBits(first, t1));
-    CHECK(SameBits(first, t2));
+    CheckGemmRepeats([lib] { return MakeCpuBackend(lib).value(); }, 256, 64, 257);
   }
 }
 
@@ -187,7 +127,7 @@ TEST_CASE("PoolBySlot and BagGradToUnique equal the reference loops bitwise", "[
     const size_t stride = width + rng.Below(5), out_stride = width + rng.Below(3);
     const size_t slots = 1 + rng.Below(60), unique = 1 + rng.Below(12), samples = 1 + rng.Below(40);
     std::vector<float> rows(slots * stride);
-    for (float& x : rows) x = static_cast<float>(std::ldexp(rng.Normal(), static_cast<int>(rng.Below(21)) - 10));
+    for (float& x : rows) x = RandomValue(rng);
     rows[rng.Below(rows.size())] = -0.0f;
     const Bags bags = RandomBags(rng, slots, unique, samples);
     for (Pooling pooling : {Pooling::kSum, Pooling::kMean}) {
@@ -198,7 +138,7 @@ TEST_CASE("PoolBySlot and BagGradToUnique equal the reference loops bitwise", "[
 
       const size_t in_stride = width + rng.Below(3);
       std::vector<float> g(samples * in_stride);
-      for (float& x : g) x = static_cast<float>(std::ldexp(rng.Normal(), static_cast<int>(rng.Below(21)) - 10));
+      for (float& x : g) x = RandomValue(rng);
       std::vector<float> grad(unique * width, 3.0f);
       be->BagGradToUnique(g.data(), in_stride, width, bags.view(), pooling, grad.data());
       CHECK(SameBits(grad, ReferenceBagGrad(g, in_stride, width, bags, pooling)));

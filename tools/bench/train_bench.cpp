@@ -23,7 +23,7 @@
 #include "actors/run/lockstep_run.hpp"
 #include "actors/run/pipeline_run.hpp"
 #include "configs/config.hpp"
-#include "gpu/cpu_backend.hpp"
+#include "gpu/backend_select.hpp"
 #include "models/model.hpp"
 
 using namespace actorrec;
@@ -53,8 +53,9 @@ struct SgemmRate {
   double best = 0, worst = 0;  // GFLOP/s over the repeats
 };
 
-// GFLOP/s of the model's GEMMs for one trainer's slice, all trainers at once.
-SgemmRate MeasureSgemmRate(const models::ModelSpec& spec, int trainers) {
+// GFLOP/s of the model's GEMMs for one trainer's slice, all trainers at once,
+// on the backend the runs use (training.backend).
+SgemmRate MeasureSgemmRate(const models::ModelSpec& spec, int trainers, const gpu::BackendChoice& choice) {
   // The MLP layer shapes (in → out) of DLRM at this spec, for a slice.
   const int n = kBatch / trainers;
   std::vector<std::pair<int, int>> layers;
@@ -69,7 +70,12 @@ SgemmRate MeasureSgemmRate(const models::ModelSpec& spec, int trainers) {
   // first call), then `repeats` timed runs of `rounds` rounds.
   const int rounds = 8, repeats = 5;
   auto work = [&](std::vector<double>* seconds) {
-    auto backend = gpu::MakeCpuBackend();
+    auto made = gpu::MakeBackend(choice);
+    if (!made.ok()) {
+      std::fprintf(stderr, "%s\n", made.status().message().c_str());
+      std::exit(1);
+    }
+    auto backend = std::move(made).value();
     std::vector<float> x(size_t(n) * 1024, 0.5f), w(1024 * 1024, 0.25f), y(size_t(n) * 1024), g(1024 * 1024);
     auto round = [&] {
       for (auto [i, o] : layers) {
@@ -166,7 +172,13 @@ int main(int argc, char** argv) {
   const config::Config probe = config::ParseConfig(ConfigText("ideal", batches, row_scale, trainers), "train_bench");
   const models::ModelSpec spec = models::SpecOf(probe.model, 13, 26);
   const double flops = models::MlpFlopsPerSample(spec);
-  const SgemmRate rate = MeasureSgemmRate(spec, trainers);
+  auto choice = gpu::ChooseBackend(probe.training.backend);
+  if (!choice.ok()) {
+    std::fprintf(stderr, "%s\n", choice.status().message().c_str());
+    return 2;
+  }
+  std::printf("backend: %s\n", choice->Line().c_str());
+  const SgemmRate rate = MeasureSgemmRate(spec, trainers, *choice);
   const double gflops = rate.best;
   const double roofline = gflops * 1e9 / flops;
   std::printf("DLRM Criteo-Kaggle shape, global batch %d, %d trainer(s) on %d thread(s), row_scale %.3g\n", kBatch,

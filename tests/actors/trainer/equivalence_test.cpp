@@ -9,34 +9,10 @@
 #include <string>
 
 #include "actors/oracle/split_planner.hpp"
-#include "actors/run/lockstep_run.hpp"
-#include "tests/actors/trainer/test_config.hpp"
-#include "configs/config.hpp"
+#include "tests/actors/trainer/lockstep_digest.hpp"
 
 namespace actorrec::trainer {
 namespace {
-
-// The parameter digest of the run; *report, if given: how L was chosen.
-// `make_planner`, if given, plans the lookahead modes (LockstepRun::Create).
-uint64_t Train(const Case& c, std::string* report = nullptr, const LockstepRun::PlannerFactory& make_planner = {}) {
-  const config::Config cfg = config::ParseConfig(ConfigText(c), "equivalence.toml");
-  auto run = LockstepRun::Create(cfg, make_planner);
-  INFO(ConfigText(c));
-  REQUIRE(run.ok());
-  StepReport step;
-  int batches = 0;
-  while (true) {
-    auto more = (*run)->Step(&step);
-    INFO(more.status().message());
-    REQUIRE(more.ok());
-    if (!*more) break;
-    ++batches;
-  }
-  REQUIRE(batches == c.batches);
-  REQUIRE((*run)->Finish().ok());
-  if (report) *report = (*run)->lookahead_report();
-  return (*run)->ParameterDigest();
-}
 
 const char* kCachedModes[] = {"lrpp_delayed", "lrpp", "replicated"};
 const char* kDirectModes[] = {"static_hot", "ideal"};
@@ -50,14 +26,14 @@ TEST_CASE("every mode, model, L and W equals the no_cache run bitwise", "[traine
       c.model = model;
       c.trainers = w;
       c.sparse = "adagrad";
-      const uint64_t reference = Train(c);
+      const uint64_t reference = LockstepDigest(c);
       for (const char* mode : kDirectModes) {
         c.mode = mode;
         // static_hot: a small hot set, most rows fetched (hot rows + one
         // batch's staging within training.cache_rows).
         c.cache_rows = 512;
         INFO(model << " W=" << w << " " << mode);
-        CHECK(Train(c) == reference);
+        CHECK(LockstepDigest(c) == reference);
       }
       c.cache_rows = 8192;
       for (const char* mode : kCachedModes) {
@@ -65,7 +41,7 @@ TEST_CASE("every mode, model, L and W equals the no_cache run bitwise", "[traine
           c.mode = mode;
           c.lookahead = l;
           INFO(model << " W=" << w << " " << mode << " L=" << l);
-          CHECK(Train(c) == reference);
+          CHECK(LockstepDigest(c) == reference);
         }
       }
     }
@@ -80,11 +56,11 @@ TEST_CASE("every optimizer pair and mean pooling keep the modes bitwise equal", 
       c.sparse = sparse;
       c.pooling = std::string(sparse) == "adam" ? "mean" : "sum";
       c.trainers = 2;
-      const uint64_t reference = Train(c);
+      const uint64_t reference = LockstepDigest(c);
       for (const char* mode : {"lrpp_delayed", "replicated", "ideal", "static_hot"}) {
         c.mode = mode;
         INFO(dense << "/" << sparse << " " << mode);
-        CHECK(Train(c) == reference);
+        CHECK(LockstepDigest(c) == reference);
       }
     }
   }
@@ -110,13 +86,13 @@ TEST_CASE("a tight cache with an automatic L stays bitwise equal", "[trainer][eq
     c.trainers = t.trainers;
     c.skew = t.skew;
     c.batches = t.batches;
-    const uint64_t reference = Train(c);
+    const uint64_t reference = LockstepDigest(c);
     c.mode = "lrpp_delayed";
     c.lookahead = 0;
     c.cache_rows = t.cache_rows;
     INFO("seed " << t.seed);
     std::string report;
-    CHECK(Train(c, &report) == reference);
+    CHECK(LockstepDigest(c, &report) == reference);
     CHECK((report.find("ended the window") != std::string::npos) == t.ends_window);
   }
 }
@@ -140,13 +116,13 @@ TEST_CASE("a cache too small for its windows ends them early with 2 and 3 traine
     c.batch_size = t.trainers == 3 ? 66 : 64;
     c.batches = 40;
     c.sparse = "adagrad";
-    const uint64_t reference = Train(c);
+    const uint64_t reference = LockstepDigest(c);
     c.mode = t.mode;
     c.lookahead = 0;
     c.cache_rows = t.cache_rows;
     INFO("W=" << t.trainers << " " << t.mode);
     std::string report;
-    CHECK(Train(c, &report) == reference);
+    CHECK(LockstepDigest(c, &report) == reference);
     CHECK_THAT(report, Catch::Contains("ended the window"));
   }
 }
@@ -160,7 +136,7 @@ TEST_CASE("oracles split by table end their windows together and stay bitwise eq
     c.batch_size = w == 3 ? 66 : 64;
     c.batches = 40;
     c.sparse = "adagrad";
-    const uint64_t reference = Train(c);
+    const uint64_t reference = LockstepDigest(c);
     c.mode = "lrpp_delayed";
     c.lookahead = 0;
     c.cache_rows = 200;
@@ -171,20 +147,20 @@ TEST_CASE("oracles split by table end their windows together and stay bitwise eq
     };
     INFO("W=" << w);
     std::string report;
-    CHECK(Train(c, &report, split) == reference);
+    CHECK(LockstepDigest(c, &report, split) == reference);
     CHECK_THAT(report, Catch::Contains("ended the window") && Catch::Contains("80 + 120 slots could not go on"));
   }
 }
 
 TEST_CASE("the digest sees the parameters: a different seed or one batch less differs", "[trainer][equivalence]") {
   Case c;
-  const uint64_t base = Train(c);
+  const uint64_t base = LockstepDigest(c);
   Case other_seed = c;
   other_seed.seed = c.seed + 1;
-  CHECK(Train(other_seed) != base);
+  CHECK(LockstepDigest(other_seed) != base);
   Case fewer = c;
   fewer.batches = c.batches - 1;
-  CHECK(Train(fewer) != base);
+  CHECK(LockstepDigest(fewer) != base);
 }
 
 }  // namespace actorrec::trainer

@@ -22,6 +22,10 @@ struct Case {
   int batch_size = 64;  // a multiple of trainers
   int epochs = 1;
   std::string skew = "zipf";
+  // training.backend: the CPU unless a test asks for the GPU
+  // (tests/gpu/gpu_device_test.cpp), so that these tests check the same
+  // backend on every machine instead of `auto` picking a GPU where one is.
+  std::string backend = "cpu";
 };
 
 inline std::string ConfigText(const Case& c) {
@@ -42,6 +46,7 @@ inline std::string ConfigText(const Case& c) {
   t << "[dataset.generator]\nskew = \"" << c.skew << "\"\nbag = \"uniform\"\nbag_min = 0\nbag_max = 3\n";
   t << "[training]\nmode = \"" << c.mode << "\"\nbatch_size = " << c.batch_size << "\nepochs = " << c.epochs << "\nlookahead = " << c.lookahead
     << "\ncache_rows = " << c.cache_rows << "\n";
+  t << "backend = \"" << c.backend << "\"\n";
   t << "[cluster]\nsecret = \"equivalence-test-secret\"\n[[cluster.member]]\nname = \"l\"\naddress = \"127.0.0.1\"\n"
        "roles = [\"all\"]\ntrainers = "
     << c.trainers << "\nembedding_shards = 2\n";

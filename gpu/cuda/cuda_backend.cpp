@@ -1,0 +1,324 @@
+// CudaBackend: gpu::Backend on an NVIDIA GPU, on the host pointers the
+// contract takes today, by staging (docs/gpu.md).
+//
+// Each call packs its inputs into one grow-only pinned host buffer, copies
+// them to one grow-only device buffer on the copy stream, makes the compute
+// stream wait on an event recorded after that copy, runs cuBLAS or a kernel
+// (gpu/cuda/bag_kernels.cuh) on the compute stream, copies the result back
+// on the copy stream after an event of the compute stream, and waits on
+// that last event only (no cudaDeviceSynchronize). Buffers grow to the
+// largest call seen, so the steady state allocates nothing on the device.
+//
+// Threads: one backend per trainer; a backend is used by one thread at a
+// time (its trainer's), which may change between calls, so every call first
+// selects the backend's device. Several backends may share a GPU.
+//
+// Errors: making the backend returns a Status naming the device and the
+// CUDA or cuBLAS call. A call that fails later (the device lost, out of
+// memory while growing a buffer) throws std::runtime_error with the device,
+// the op and the call: the lockstep driver's command prints it and exits 1,
+// the trainer actor dies with it and the supervisor ends the run.
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "gpu/cuda/bag_kernels.cuh"
+#include "gpu/cuda/bag_ops.hpp"
+#include "gpu/cuda_backend.hpp"
+
+namespace actorrec::gpu {
+namespace {
+
+// cuBLAS's workspace, allocated once: with a workspace of its own cuBLAS
+// never allocates one per call, whose size could change which algorithm it
+// picks (and so the bits) from run to run. 32 MiB is what NVIDIA's cuBLAS
+// documentation recommends for Hopper.
+constexpr size_t kCublasWorkspaceBytes = size_t{32} << 20;
+
+// Parts of a staging buffer start at multiples of 256 bytes (cudaMalloc's
+// own alignment), so every part is aligned for any load.
+constexpr size_t kAlign = 256;
+size_t AlignUp(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
+
+std::string CudaWhy(cudaError_t err) {
+  return std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
+}
+std::string CublasWhy(cublasStatus_t status) {
+  return std::string(cublasGetStatusName(status)) + ": " + cublasGetStatusString(status);
+}
+
+// Copies `rows` rows of `cols` floats, `ld` apart, into a contiguous block
+// (and back): the staging buffers hold matrices and pooled rows without the
+// caller's strides, so no copy ever writes between the caller's rows.
+void PackRows(const float* src, size_t rows, size_t cols, size_t ld, float* dst) {
+  for (size_t r = 0; r < rows; ++r) std::memcpy(dst + r * cols, src + r * ld, cols * sizeof(float));
+}
+void UnpackRows(const float* src, size_t rows, size_t cols, size_t ld, float* dst) {
+  for (size_t r = 0; r < rows; ++r) std::memcpy(dst + r * ld, src + r * cols, cols * sizeof(float));
+}
+
+// One call's layout in the staging buffers: parts appended one after the
+// other; [0, inputs) is copied to the device, [output, output + output_bytes)
+// back.
+struct Layout {
+  size_t end = 0;
+  size_t Add(size_t bytes) {
+    const size_t at = end;
+    end += AlignUp(bytes);
+    return at;
+  }
+};
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int device) : device_(device) {}
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  ~CudaBackend() override {
+    // Nothing is in flight (every call waits for its result); errors here
+    // have nowhere to go and are ignored.
+    cudaSetDevice(device_);
+    if (cublas_ != nullptr) cublasDestroy(cublas_);
+    for (cudaEvent_t e : {inputs_copied_, computed_, outputs_copied_}) {
+      if (e != nullptr) cudaEventDestroy(e);
+    }
+    for (cudaStream_t s : {compute_, copy_}) {
+      if (s != nullptr) cudaStreamDestroy(s);
+    }
+    if (workspace_ != nullptr) cudaFree(workspace_);
+    if (device_buffer_ != nullptr) cudaFree(device_buffer_);
+    if (host_buffer_ != nullptr) cudaFreeHost(host_buffer_);
+  }
+
+  // Everything a call needs but its buffers. Unavailable naming the call.
+  Status Init() {
+    auto cuda = [&](cudaError_t err, const char* call) {
+      return err == cudaSuccess ? Status::Ok() : Status::Unavailable(Where(call) + ": " + CudaWhy(err));
+    };
+    auto blas = [&](cublasStatus_t st, const char* call) {
+      return st == CUBLAS_STATUS_SUCCESS ? Status::Ok() : Status::Unavailable(Where(call) + ": " + CublasWhy(st));
+    };
+    Status st = cuda(cudaSetDevice(device_), "cudaSetDevice");
+    cudaDeviceProp prop{};
+    if (st.ok()) st = cuda(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");
+    if (st.ok()) {
+      device_name_ = prop.name;
+      describe_ = std::string(prop.name) + ", " + std::to_string(prop.totalGlobalMem >> 20) + " MiB, compute " +
+                  std::to_string(prop.major) + "." + std::to_string(prop.minor);
+    }
+    for (cudaStream_t* s : {&compute_, &copy_}) {
+      if (st.ok()) st = cuda(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    }
+    for (cudaEvent_t* e : {&inputs_copied_, &computed_}) {
+      if (st.ok()) st = cuda(cudaEventCreateWithFlags(e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+    }
+    // The host waits on this one: blocking, so that a waiting trainer
+    // leaves its core to the other actors instead of spinning.
+    if (st.ok()) {
+      st = cuda(cudaEventCreateWithFlags(&outputs_copied_, cudaEventDisableTiming | cudaEventBlockingSync),
+                "cudaEventCreateWithFlags");
+    }
+    if (st.ok()) st = cuda(cudaMalloc(&workspace_, kCublasWorkspaceBytes), "cudaMalloc (cuBLAS workspace)");
+    if (st.ok()) st = blas(cublasCreate(&cublas_), "cublasCreate");
+    if (st.ok()) st = blas(cublasSetStream(cublas_, compute_), "cublasSetStream");
+    // FP32 only: no TF32, no reduced-precision reductions.
+    if (st.ok()) st = blas(cublasSetMathMode(cublas_, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode");
+    if (st.ok()) st = blas(cublasSetWorkspace(cublas_, workspace_, kCublasWorkspaceBytes), "cublasSetWorkspace");
+    int runtime = 0, driver = 0, cublas_version = 0;
+    if (st.ok()) st = cuda(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion");
+    if (st.ok()) st = cuda(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
+    if (st.ok()) st = blas(cublasGetVersion(cublas_, &cublas_version), "cublasGetVersion");
+    if (!st.ok()) return st;
+    auto version = [](int v, int major_unit) {
+      return std::to_string(v / major_unit) + "." + std::to_string(v % major_unit / (major_unit / 100));
+    };
+    describe_ += "; CUDA runtime " + version(runtime, 1000) + ", driver " + version(driver, 1000) + ", cuBLAS " +
+                 version(cublas_version, 10000) + "." + std::to_string(cublas_version % 100);
+    return Status::Ok();
+  }
+
+  std::string name() const override {
+    return "cuda (device " + std::to_string(device_) + ": " + describe_ + "; FP32 pedantic cuBLAS, one stream set per trainer)";
+  }
+
+  void Gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+            int ldb, float beta, float* c, int ldc) override {
+    if (m == 0 || n == 0) return;
+    if (k == 0) return GemmWithEmptyK(m, n, beta, c, ldc);
+    // Row-major X (rows × cols, ld) is column-major Xᵀ with the same ld, so
+    // row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: cuBLAS
+    // gets B first, A second, and n × m. The staged copies are contiguous,
+    // so each ld becomes its matrix's column count.
+    const size_t a_rows = trans_a ? k : m, a_cols = trans_a ? m : k;
+    const size_t b_rows = trans_b ? n : k, b_cols = trans_b ? k : n;
+    Layout layout;
+    const size_t at_a = layout.Add(a_rows * a_cols * sizeof(float));
+    const size_t at_b = layout.Add(b_rows * b_cols * sizeof(float));
+    const size_t at_c = layout.Add(size_t(m) * n * sizeof(float));
+    Reserve(layout.end, "Gemm");
+    PackRows(a, a_rows, a_cols, lda, HostAt<float>(at_a));
+    PackRows(b, b_rows, b_cols, ldb, HostAt<float>(at_b));
+    // beta == 0 never reads C (the BLAS convention): C is not sent then.
+    const bool read_c = beta != 0.0f;
+    if (read_c) PackRows(c, m, n, ldc, HostAt<float>(at_c));
+    CopyIn(read_c ? layout.end : at_c, "Gemm");
+    const cublasStatus_t status =
+        cublasSgemm(cublas_, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha,
+                    DeviceAt<float>(at_b), static_cast<int>(b_cols), DeviceAt<float>(at_a), static_cast<int>(a_cols),
+                    &beta, DeviceAt<float>(at_c), n);
+    if (status != CUBLAS_STATUS_SUCCESS) Fail("Gemm", "cublasSgemm", CublasWhy(status));
+    CopyOut(at_c, size_t(m) * n * sizeof(float), "Gemm");
+    UnpackRows(HostAt<float>(at_c), m, n, ldc, c);
+  }
+
+  void PoolBySlot(const float* rows, size_t row_stride, size_t width, const SlotBags& bags, Pooling pooling,
+                  float* out, size_t out_stride) override {
+    if (bags.samples == 0 || width == 0) return;
+    // The bag's rows are staged by unique index (row u at u·width), so the
+    // kernel's slots are 0 … unique_count − 1; the rows stay where they are
+    // on the host, and only the ones this call pools cross the bus.
+    const size_t unique = bags.unique_count, positions = bags.offsets[bags.samples];
+    Layout layout;
+    const size_t at_rows = layout.Add(unique * width * sizeof(float));
+    const size_t at_slots = layout.Add(unique * sizeof(uint32_t));
+    const size_t at_inverse = layout.Add(positions * sizeof(uint32_t));
+    const size_t at_offsets = layout.Add((bags.samples + 1) * sizeof(uint32_t));
+    const size_t inputs = layout.end;
+    const size_t at_out = layout.Add(bags.samples * width * sizeof(float));
+    Reserve(layout.end, "PoolBySlot");
+    float* staged_rows = HostAt<float>(at_rows);
+    uint32_t* slots = HostAt<uint32_t>(at_slots);
+    for (size_t u = 0; u < unique; ++u) {
+      std::memcpy(staged_rows + u * width, rows + size_t{bags.unique_slots[u]} * row_stride, width * sizeof(float));
+      slots[u] = static_cast<uint32_t>(u);
+    }
+    std::memcpy(HostAt<uint32_t>(at_inverse), bags.inverse, positions * sizeof(uint32_t));
+    std::memcpy(HostAt<uint32_t>(at_offsets), bags.offsets, (bags.samples + 1) * sizeof(uint32_t));
+    CopyIn(inputs, "PoolBySlot");
+    Check(cuda::LaunchPoolBySlot(DeviceAt<float>(at_rows), width, width, DeviceAt<uint32_t>(at_slots),
+                                 DeviceAt<uint32_t>(at_inverse), DeviceAt<uint32_t>(at_offsets), bags.samples,
+                                 pooling == Pooling::kMean, DeviceAt<float>(at_out), width, compute_),
+          "PoolBySlot", "LaunchPoolBySlot");
+    CopyOut(at_out, bags.samples * width * sizeof(float), "PoolBySlot");
+    UnpackRows(HostAt<float>(at_out), bags.samples, width, out_stride, out);
+  }
+
+  void BagGradToUnique(const float* pooled_grad, size_t in_stride, size_t width, const SlotBags& bags,
+                       Pooling pooling, float* grad_unique) override {
+    if (bags.unique_count == 0 || width == 0) return;
+    cuda::BuildBagCsr(bags.inverse, bags.offsets, bags.samples, bags.unique_count, &csr_);
+    const size_t unique = bags.unique_count, positions = csr_.sample_of.size();
+    Layout layout;
+    const size_t at_grad = layout.Add(bags.samples * width * sizeof(float));
+    const size_t at_offsets = layout.Add((bags.samples + 1) * sizeof(uint32_t));
+    const size_t at_start = layout.Add((unique + 1) * sizeof(uint32_t));
+    const size_t at_sample = layout.Add(positions * sizeof(uint32_t));
+    const size_t inputs = layout.end;
+    const size_t at_out = layout.Add(unique * width * sizeof(float));
+    Reserve(layout.end, "BagGradToUnique");
+    PackRows(pooled_grad, bags.samples, width, in_stride, HostAt<float>(at_grad));
+    std::memcpy(HostAt<uint32_t>(at_offsets), bags.offsets, (bags.samples + 1) * sizeof(uint32_t));
+    std::memcpy(HostAt<uint32_t>(at_start), csr_.row_start.data(), (unique + 1) * sizeof(uint32_t));
+    std::memcpy(HostAt<uint32_t>(at_sample), csr_.sample_of.data(), positions * sizeof(uint32_t));
+    CopyIn(inputs, "BagGradToUnique");
+    Check(cuda::LaunchBagGradToUnique(DeviceAt<float>(at_grad), width, width, DeviceAt<uint32_t>(at_offsets),
+                                      DeviceAt<uint32_t>(at_start), DeviceAt<uint32_t>(at_sample), unique,
+                                      pooling == Pooling::kMean, DeviceAt<float>(at_out), compute_),
+          "BagGradToUnique", "LaunchBagGradToUnique");
+    CopyOut(at_out, unique * width * sizeof(float), "BagGradToUnique");
+    std::memcpy(grad_unique, HostAt<float>(at_out), unique * width * sizeof(float));
+  }
+
+ private:
+  std::string Where(const char* call) const {
+    return "cuda backend (device " + std::to_string(device_) + (device_name_.empty() ? "" : ", " + device_name_) +
+           "): " + call;
+  }
+  [[noreturn]] void Fail(const char* op, const char* call, const std::string& why) const {
+    throw std::runtime_error(Where(call) + " failed in " + op + ": " + why);
+  }
+  void Check(cudaError_t err, const char* op, const char* call) const {
+    if (err != cudaSuccess) Fail(op, call, CudaWhy(err));
+  }
+
+  template <class T>
+  T* HostAt(size_t offset) {
+    return reinterpret_cast<T*>(static_cast<char*>(host_buffer_) + offset);
+  }
+  template <class T>
+  T* DeviceAt(size_t offset) {
+    return reinterpret_cast<T*>(static_cast<char*>(device_buffer_) + offset);
+  }
+
+  // Selects the device for this thread and grows both staging buffers to
+  // `bytes` (half as much again, so that slowly growing calls reallocate
+  // rarely). Every earlier call has finished, so nothing uses the old ones.
+  void Reserve(size_t bytes, const char* op) {
+    Check(cudaSetDevice(device_), op, "cudaSetDevice");
+    if (bytes <= capacity_) return;
+    const size_t grown = std::max(bytes, capacity_ + capacity_ / 2);
+    if (device_buffer_ != nullptr) Check(cudaFree(device_buffer_), op, "cudaFree");
+    if (host_buffer_ != nullptr) Check(cudaFreeHost(host_buffer_), op, "cudaFreeHost");
+    device_buffer_ = host_buffer_ = nullptr;
+    capacity_ = 0;
+    Check(cudaMalloc(&device_buffer_, grown), op, "cudaMalloc (staging buffer)");
+    Check(cudaHostAlloc(&host_buffer_, grown, cudaHostAllocDefault), op, "cudaHostAlloc (staging buffer)");
+    capacity_ = grown;
+  }
+
+  // The staged inputs [0, bytes) to the device on the copy stream; the
+  // compute stream waits for them.
+  void CopyIn(size_t bytes, const char* op) {
+    Check(cudaMemcpyAsync(device_buffer_, host_buffer_, bytes, cudaMemcpyHostToDevice, copy_), op,
+          "cudaMemcpyAsync (host to device)");
+    Check(cudaEventRecord(inputs_copied_, copy_), op, "cudaEventRecord");
+    Check(cudaStreamWaitEvent(compute_, inputs_copied_, 0), op, "cudaStreamWaitEvent");
+  }
+
+  // [offset, offset + bytes) back to the host once the compute stream's
+  // work is done, and waits for that copy alone.
+  void CopyOut(size_t offset, size_t bytes, const char* op) {
+    Check(cudaEventRecord(computed_, compute_), op, "cudaEventRecord");
+    Check(cudaStreamWaitEvent(copy_, computed_, 0), op, "cudaStreamWaitEvent");
+    Check(cudaMemcpyAsync(HostAt<char>(offset), DeviceAt<char>(offset), bytes, cudaMemcpyDeviceToHost, copy_), op,
+          "cudaMemcpyAsync (device to host)");
+    Check(cudaEventRecord(outputs_copied_, copy_), op, "cudaEventRecord");
+    Check(cudaEventSynchronize(outputs_copied_), op, "cudaEventSynchronize");
+  }
+
+  const int device_;
+  std::string device_name_, describe_;
+  cudaStream_t compute_ = nullptr, copy_ = nullptr;
+  cudaEvent_t inputs_copied_ = nullptr, computed_ = nullptr, outputs_copied_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  void* workspace_ = nullptr;
+  void* device_buffer_ = nullptr;
+  void* host_buffer_ = nullptr;  // pinned, the same size and layout
+  size_t capacity_ = 0;
+  cuda::BagCsr csr_;  // BagGradToUnique's, kept for its capacity
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> MakeCudaBackend(int device) {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky error for later callers
+    return Status::Unavailable("cuda backend: cudaGetDeviceCount: " + CudaWhy(err));
+  }
+  if (device < 0 || device >= count) {
+    return Status::Unavailable("cuda backend: no device " + std::to_string(device) + " (the CUDA runtime reports " +
+                               std::to_string(count) + ")");
+  }
+  auto backend = std::make_unique<CudaBackend>(device);
+  if (Status st = backend->Init(); !st.ok()) return st;
+  return std::unique_ptr<Backend>(std::move(backend));
+}
+
+}  // namespace actorrec::gpu

@@ -1,0 +1,41 @@
+// Trains a Case to its end on the lockstep driver and returns the parameter
+// digest: what the equivalence tests (on the CPU, and on a GPU in
+// tests/gpu/gpu_device_test.cpp) compare across modes.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "actors/run/lockstep_run.hpp"
+#include "configs/config.hpp"
+#include "tests/actors/trainer/test_config.hpp"
+
+namespace actorrec::trainer {
+
+// The parameter digest of the run; *report, if given: how L was chosen.
+// `make_planner`, if given, plans the lookahead modes (LockstepRun::Create).
+inline uint64_t LockstepDigest(const Case& c, std::string* report = nullptr,
+                               const LockstepRun::PlannerFactory& make_planner = {}) {
+  const config::Config cfg = config::ParseConfig(ConfigText(c), "equivalence.toml");
+  auto run = LockstepRun::Create(cfg, make_planner);
+  INFO(ConfigText(c));
+  INFO(run.status().message());
+  REQUIRE(run.ok());
+  StepReport step;
+  int batches = 0;
+  while (true) {
+    auto more = (*run)->Step(&step);
+    INFO(more.status().message());
+    REQUIRE(more.ok());
+    if (!*more) break;
+    ++batches;
+  }
+  REQUIRE(batches == c.batches * c.epochs);
+  REQUIRE((*run)->Finish().ok());
+  if (report) *report = (*run)->lookahead_report();
+  return (*run)->ParameterDigest();
+}
+
+}  // namespace actorrec::trainer

@@ -1,0 +1,171 @@
+// CudaBackend against the CPU backend on a real device, op by op: GEMM
+// within a relative 1e-5 per element (its sums run in another order),
+// pooling and its backward bitwise (the same sums in the same order); and a
+// small DLRM trained with training.backend = "cuda" in every mode, whose
+// parameters must equal the no_cache run's bitwise. Run only where a device
+// is usable (gpu_device_skip.cpp skips otherwise).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <vector>
+
+#include "gpu/cpu_backend.hpp"
+#include "gpu/cuda_backend.hpp"
+#include "tests/actors/trainer/lockstep_digest.hpp"
+#include "tests/gpu/backend_cases.hpp"
+
+namespace actorrec::gpu {
+namespace {
+
+// ACTORREC_GPU_TESTS_ON_CPU (gpu_device_skip.cpp): the CPU backend stands
+// in for CUDA, to check these tests without a GPU.
+bool OnCpu() { return std::getenv("ACTORREC_GPU_TESTS_ON_CPU") != nullptr; }
+
+std::unique_ptr<Backend> Cuda() {
+  auto be = OnCpu() ? MakeCpuBackend(CpuGemmLibrary::kOpenBlas) : MakeCudaBackend(0);
+  INFO(be.status().message());
+  REQUIRE(be.ok());
+  return std::move(be).value();
+}
+
+// One GEMM (GemmCase) on both backends. Each element within 1e-5 of the
+// magnitude of its terms (Σ|alpha·a·b| + |beta·c|): the relative error of a
+// sum, whatever cancels; the padding between C's rows untouched (the
+// staging copies write only m × n).
+void CompareGemm(Backend& gpu, Backend& cpu, data::gen::Rng& rng, bool ta, bool tb, int m, int n, int k, float alpha,
+                 float beta) {
+  const GemmCase g = MakeGemmCase(rng, ta, tb, m, n, k, beta);
+  std::vector<float> want = g.c, got = g.c;
+  g.Run(cpu, alpha, beta, want.data());
+  g.Run(gpu, alpha, beta, got.data());
+  // One assertion per problem (millions of elements): the worst element.
+  double worst = 0;
+  int worst_i = 0, worst_j = 0, padding_touched = 0;
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < g.ldc; ++j) {
+      const size_t e = size_t(i) * g.ldc + j;
+      if (j >= n) {
+        padding_touched += got[e] != kGemmPadding;
+        continue;
+      }
+      double mag = beta == 0.0f ? 0.0 : std::fabs(double(beta) * g.c[e]);
+      for (int p = 0; p < k; ++p) mag += std::fabs(double(alpha) * g.A(i, p) * g.B(p, j));
+      const double err = std::isfinite(got[e]) ? std::fabs(double(got[e]) - want[e]) / mag : INFINITY;
+      if (!(err <= worst)) worst = err, worst_i = i, worst_j = j;
+    }
+  }
+  INFO("ta " << ta << " tb " << tb << " m " << m << " n " << n << " k " << k << " beta " << beta << ": worst at "
+             << worst_i << "," << worst_j);
+  CHECK(padding_touched == 0);
+  CHECK(worst <= 1e-5);
+}
+
+}  // namespace
+
+TEST_CASE("CUDA Gemm equals the CPU backend's within 1e-5 in all four transpose cases and odd shapes",
+          "[gpu-device]") {
+  auto gpu = Cuda();
+  auto cpu = MakeCpuBackend();
+  data::gen::Rng rng(5);
+  const int shapes[][3] = {{1, 1, 1},   {7, 5, 3},    {1, 17, 33},  {33, 1, 17},    {17, 33, 1},
+                           {13, 64, 129}, {64, 16, 13}, {1024, 512, 479}, {1024, 13, 512}, {367, 256, 1024}};
+  for (auto [m, n, k] : shapes) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        CompareGemm(*gpu, *cpu, rng, ta, tb, m, n, k, 1.0f, 0.0f);
+        CompareGemm(*gpu, *cpu, rng, ta, tb, m, n, k, 2.0f, 0.5f);
+      }
+    }
+  }
+  for (int trial = 0; trial < 40; ++trial) {
+    const int m = 1 + static_cast<int>(rng.Below(300)), n = 1 + static_cast<int>(rng.Below(300)),
+              k = 1 + static_cast<int>(rng.Below(300));
+    CompareGemm(*gpu, *cpu, rng, rng.Below(2) == 1, rng.Below(2) == 1, m, n, k, rng.Below(2) ? 1.0f : -0.75f,
+                rng.Below(2) ? 0.0f : 1.0f);
+  }
+}
+
+TEST_CASE("CUDA Gemm with k == 0 or an empty C does what the CPU backend does", "[gpu-device]") {
+  CheckEmptyGemms(*Cuda());
+}
+
+TEST_CASE("CUDA Gemm gives the same bits on every call, backend and thread", "[gpu-device]") {
+  CheckGemmRepeats(
+      [] {
+        auto be = OnCpu() ? MakeCpuBackend(CpuGemmLibrary::kOpenBlas) : MakeCudaBackend(0);
+        return be.ok() ? std::move(be).value() : nullptr;
+      },
+      1024, 512, 479);
+}
+
+TEST_CASE("CUDA PoolBySlot and BagGradToUnique equal the CPU backend bitwise", "[gpu-device]") {
+  auto gpu = Cuda();
+  auto cpu = MakeCpuBackend();
+  const size_t widths[] = {1, 7, 16, 33, 128};
+  for (uint64_t seed = 1; seed <= 120; ++seed) {
+    data::gen::Rng rng(seed);
+    const bool skewed = seed % 2 == 0;
+    // The last seeds: more elements than one launch's 65535 blocks of 256
+    // threads cover, so threads stride.
+    const size_t samples = seed > 115 ? 140000 : 1 + rng.Below(3000);
+    const BagCase c = MakeBagCase(rng, widths[seed % 5], 1 + rng.Below(600), 1 + rng.Below(300), samples, skewed);
+    for (Pooling pooling : {Pooling::kSum, Pooling::kMean}) {
+      INFO("seed " << seed << " width " << c.width << " samples " << samples << (skewed ? " skewed" : "") << " mean "
+                   << (pooling == Pooling::kMean));
+      std::vector<float> want(samples * c.out_stride, 7.0f), got = want;
+      cpu->PoolBySlot(c.rows.data(), c.stride, c.width, c.bags.view(), pooling, want.data(), c.out_stride);
+      gpu->PoolBySlot(c.rows.data(), c.stride, c.width, c.bags.view(), pooling, got.data(), c.out_stride);
+      CHECK(SameBits(got, want));
+      std::vector<float> want_grad(c.unique * c.width, 3.0f), got_grad = want_grad;
+      cpu->BagGradToUnique(c.grad.data(), c.in_stride, c.width, c.bags.view(), pooling, want_grad.data());
+      gpu->BagGradToUnique(c.grad.data(), c.in_stride, c.width, c.bags.view(), pooling, got_grad.data());
+      CHECK(SameBits(got_grad, want_grad));
+    }
+  }
+}
+
+TEST_CASE("the CUDA backend names its device and versions", "[gpu-device]") {
+  if (OnCpu()) return;
+  const std::string name = Cuda()->name();
+  INFO(name);
+  CHECK_THAT(name, Catch::StartsWith("cuda (device 0: "));
+  CHECK_THAT(name, Catch::Contains("compute "));
+  CHECK_THAT(name, Catch::Contains("CUDA runtime "));
+  CHECK_THAT(name, Catch::Contains("cuBLAS "));
+}
+
+}  // namespace actorrec::gpu
+
+namespace actorrec::trainer {
+
+TEST_CASE("DLRM trained on the GPU ends bitwise equal in every mode, W = 1 and 2", "[gpu-device]") {
+  for (int w : {1, 2}) {
+    for (const char* pooling : {"sum", "mean"}) {
+      Case c;
+      c.backend = gpu::OnCpu() ? "cpu" : "cuda";
+      c.trainers = w;
+      c.pooling = pooling;
+      c.sparse = "adagrad";
+      const uint64_t reference = LockstepDigest(c);
+      for (const char* mode : {"static_hot", "ideal"}) {
+        c.mode = mode;
+        c.cache_rows = 512;
+        INFO("W=" << w << " " << pooling << " " << mode);
+        CHECK(LockstepDigest(c) == reference);
+      }
+      c.cache_rows = 8192;
+      for (const char* mode : {"lrpp_delayed", "lrpp", "replicated"}) {
+        for (int l : {1, 3}) {
+          c.mode = mode;
+          c.lookahead = l;
+          INFO("W=" << w << " " << pooling << " " << mode << " L=" << l);
+          CHECK(LockstepDigest(c) == reference);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace actorrec::trainer

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# The one prepared device check of the CUDA backend (docs/gpu.md).
+#
+#   tools/gpu/check.sh pack   here (Debian, nvcc): builds the GPU test program
+#                             and actorrec, and packs them with every shared
+#                             library they load but the CUDA driver and cuBLAS
+#                             into gpu-pack/pack.tar.xz (ignored by git; must
+#                             stay under 64 MiB to travel with the tree)
+#   tools/gpu/check.sh run    on the GPU machine, from the repository root:
+#                             unpacks, prints the device, runs the GPU tests and
+#                             a short `actorrec train` with training.backend =
+#                             "cuda" (and the same run on the CPU beside it),
+#                             writes $OUT/gpu_check.txt (else gpu-results/).
+#                             Without a usable device it says "no device" and
+#                             exits 0 (nothing to check, nothing failed).
+#
+# The GPU machine has the CUDA 13 toolkit and driver, Python, meson and ninja
+# but none of our Debian libraries, and no network: the pack carries glibc's
+# loader and libraries too, and the binaries run through that loader, so the
+# image's own glibc version does not matter. cuBLAS (600 MB with cuBLASLt)
+# and the driver come from the machine, and its cudart (of the same toolkit
+# as its cuBLAS) goes before the packed one.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build="${ACTORREC_BUILD_DIR:-build}"
+pack_dir=gpu-pack
+pack="$pack_dir/pack.tar.xz"
+limit_mib=60
+
+# Libraries that must come from the GPU machine, never from the pack.
+from_machine='^(linux-vdso|libcuda\.so|libcublas|libcublasLt|libnvidia)'
+
+do_pack() {
+  command -v nvcc >/dev/null || { echo "gpu check pack: nvcc is not on the PATH: no CUDA build to pack" >&2; exit 2; }
+  if [ ! -f "$build/build.ninja" ]; then meson setup "$build" >/dev/null; fi
+  if ! grep -q "gpu_device_tests" "$build/build.ninja"; then
+    echo "gpu check pack: $build has no CUDA backend (meson option cuda): reconfigure with nvcc on the PATH" >&2
+    exit 2
+  fi
+  nice ninja -C "$build" -j"${JOBS:-1}" actorrec tests/gpu_device_tests
+  local stage
+  stage="$(mktemp -d)"
+  trap 'rm -rf "$stage"' RETURN
+  mkdir -p "$stage/pack/bin" "$stage/pack/lib" "$stage/pack/cudart"
+  cp "$build/actorrec" "$build/tests/gpu_device_tests" "$stage/pack/bin/"
+  strip --strip-unneeded "$stage/pack/bin/"* 2>/dev/null || true
+  local lib name
+  for bin in "$build/actorrec" "$build/tests/gpu_device_tests"; do
+    ldd "$bin" | awk '/=>/ { print $1, $3 } !/=>/ && /^\s*\// { print $1, $1 }'
+  done | sort -u | while read -r name lib; do
+    base="$(basename "$name")"
+    if [[ "$base" =~ $from_machine ]]; then continue; fi
+    [ -f "$lib" ] || { echo "gpu check pack: $name: not found ($lib)" >&2; exit 2; }
+    # cudart apart: the machine's own (beside its cuBLAS, of the same
+    # toolkit) goes first, this build's is the fallback.
+    if [[ "$base" == libcudart.so* ]]; then
+      cp -L "$lib" "$stage/pack/cudart/$base"
+    else
+      cp -L "$lib" "$stage/pack/lib/$base"
+    fi
+  done
+  # The loader under a fixed name, whatever ldd printed it as.
+  cp -L /lib64/ld-linux-x86-64.so.2 "$stage/pack/lib/ld-linux-x86-64.so.2"
+  git describe --always --dirty --abbrev=12 > "$stage/pack/VERSION"
+  mkdir -p "$pack_dir"
+  tar -C "$stage" -cf - pack | xz -T2 -6 > "$pack.tmp"
+  mv "$pack.tmp" "$pack"
+  local bytes
+  bytes=$(stat -c %s "$pack")
+  echo "gpu check pack: $pack: $((bytes / 1024 / 1024)) MiB ($(ls "$stage/pack/lib" | wc -l) libraries, unpacked" \
+       "$(du -sm "$stage/pack" | cut -f1) MiB), build $(cat "$stage/pack/VERSION")"
+  if [ "$bytes" -gt $((limit_mib * 1024 * 1024)) ]; then
+    echo "gpu check pack: over $limit_mib MiB: it would not travel with the tree (64 MiB)" >&2
+    exit 1
+  fi
+}
+
+# The directory holding libcublas.so.13 on this machine: the toolkit's, the
+# linker cache's, or a pip wheel's (nvidia-cublas).
+find_cublas() {
+  local d
+  for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+    [ -e "$d/libcublas.so.13" ] && { echo "$d"; return; }
+  done
+  d="$(ldconfig -p 2>/dev/null | awk '/libcublas\.so\.13 / { print $NF; exit }')"
+  [ -n "$d" ] && { dirname "$d"; return; }
+  python3 - <<'PY' 2>/dev/null || true
+import glob, os, site, sys
+for root in site.getsitepackages() + [site.getusersitepackages()]:
+    for hit in glob.glob(os.path.join(root, "nvidia", "cu*", "lib", "libcublas.so.13")) + \
+               glob.glob(os.path.join(root, "nvidia", "cublas", "lib", "libcublas.so.13")):
+        print(os.path.dirname(hit)); sys.exit(0)
+PY
+}
+
+do_run() {
+  local out="${OUT:-gpu-results}"
+  mkdir -p "$out"
+  local report="$out/gpu_check.txt"
+  : > "$report"
+  say() { echo "$*" | tee -a "$report"; }
+  [ -f "$pack" ] || { say "gpu check: $pack is missing: run tools/gpu/check.sh pack first (on the build machine)"; exit 2; }
+  work="$(mktemp -d)"  # global: the EXIT trap runs after this function returns
+  trap 'rm -rf "$work"' EXIT
+  if command -v xz >/dev/null; then
+    xz -dc "$pack" | tar -C "$work" -xf -
+  else
+    python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1], "r:xz").extractall(sys.argv[2])' "$pack" "$work"
+  fi
+  local p="$work/pack"
+  say "gpu check of build $(cat "$p/VERSION") on $(hostname) at $(date -u +%FT%TZ)"
+  if command -v nvidia-smi >/dev/null; then
+    say "device: $(nvidia-smi --query-gpu=name,memory.total,driver_version,compute_cap --format=csv,noheader 2>&1 | head -1)"
+  else
+    say "device: no nvidia-smi on this machine"
+  fi
+  local cublas libpath
+  cublas="$(find_cublas)"
+  # The driver's libcuda.so.1, which cudart opens at run time: where the
+  # machine's linker cache says (the packed loader reads that cache too).
+  local driver
+  driver="$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 / { print $NF; exit }')"
+  libpath="$p/lib${cublas:+:$cublas}:$p/cudart${driver:+:$(dirname "$driver")}"
+  say "cuBLAS from: ${cublas:-not found (the CUDA backend cannot load: install the CUDA 13 toolkit or nvidia-cublas)}"
+  # Every packed binary runs through the packed loader.
+  local rc=0
+  timeout 150 "$p/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$p/bin/gpu_device_tests" --durations yes \
+    > "$out/gpu_device_tests.txt" 2>&1 || rc=$?
+  if [ "$rc" -eq 77 ]; then
+    say "no device: $(head -1 "$out/gpu_device_tests.txt")"
+    say "result: no device, nothing checked"
+    return 0
+  fi
+  say "gpu_device_tests: exit $rc: $(grep -E '^(All tests passed|test cases:)' "$out/gpu_device_tests.txt" | tail -1)"
+  grep -E '^[0-9.]+ s: ' "$out/gpu_device_tests.txt" | sed 's/^/  /' | tee -a "$report" || true
+  local failed=$rc
+
+  # A short run of the default config (DLRM, Criteo-Kaggle shape at 1 %,
+  # 2 trainers, lrpp_delayed): on the GPU, then on the CPU beside it.
+  for backend in cuda cpu; do
+    sed -e "s/^backend = \"auto\"/backend = \"$backend\"/" -e 's/^max_batches = 0 /max_batches = 128 /' \
+        -e "0,/^name = \"local\"/s//name = \"gpu-check-$backend\"\noutput_dir = \"${work//\//\\/}\/run-$backend\"/" \
+        configs/local.toml > "$work/$backend.toml"
+    rc=0
+    ( cd "$work" && timeout 75 "$p/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$p/bin/actorrec" train \
+        --config "$work/$backend.toml" ) > "$out/train_$backend.txt" 2>&1 || rc=$?
+    say "actorrec train (backend $backend, 128 batches of 2048): exit $rc"
+    grep -E '^backend: |^summary: |^eval final' "$out/train_$backend.txt" | sed 's/^/  /' | tee -a "$report" || true
+    if [ -f "$work/run-$backend/metrics.jsonl" ]; then
+      cp "$work/run-$backend/metrics.jsonl" "$out/metrics_$backend.jsonl"
+      say "  $(grep -o '"parameter_digest":"[0-9a-f]*"' "$work/run-$backend/metrics.jsonl" | tail -1)"
+    fi
+    [ "$rc" -eq 0 ] || failed=1
+  done
+  if [ "$failed" -eq 0 ]; then say "result: passed"; else say "result: FAILED (see $out)"; fi
+  return "$failed"
+}
+
+case "${1:-}" in
+  pack) do_pack ;;
+  run) do_run ;;
+  *) echo "usage: tools/gpu/check.sh pack|run" >&2; exit 2 ;;
+esac
