@@ -61,6 +61,8 @@ template <class V>
 // products in k order from 0. The sample's vectors are first transposed into
 // `columns` (d rows of Fp = T + 1 rounded up to kLanes floats), so that one
 // vector of a column row advances kLanes dot products by one k.
+}  // namespace
+
 ACTORREC_VECTOR_CLONES
 void InteractionForward(const float* z, const float* pooled, size_t n, size_t T, size_t d, size_t width, float* r,
                         float* columns) {
@@ -98,6 +100,8 @@ void InteractionForward(const float* z, const float* pooled, size_t n, size_t T,
     }
   }
 }
+
+namespace {
 
 // From dr (the interaction's gradient, `width` floats a sample) to dz (the
 // bottom output's) and dpooled. With g_ab the gradient of ⟨F_a, F_b⟩,
@@ -148,6 +152,8 @@ template <class V>
   }
 }
 
+}  // namespace
+
 ACTORREC_VECTOR_CLONES
 void InteractionBackward(const float* dr, const float* z, const float* pooled, size_t n, size_t T, size_t d,
                          size_t width, float* dz, float* dpooled, float* G) {
@@ -157,6 +163,8 @@ void InteractionBackward(const float* dr, const float* z, const float* pooled, s
     InteractionBackwardIn<float>(dr, z, pooled, n, T, d, width, dz, dpooled, G);
   }
 }
+
+namespace {
 
 class Dlrm final : public Model {
  public:
