@@ -39,6 +39,29 @@ const char* MixName(Mix mix) {
   return "?";
 }
 
+// DLRM's interaction over n samples from the per-element functions, one
+// output at a time as the kernels compute it (widths as the CPU's).
+void InteractionForwardHd(const float* z, const float* pooled, size_t n, size_t T, size_t d, float* r) {
+  const size_t width = d + T * (T + 1) / 2;
+  for (size_t e = 0; e < n * width; ++e) {
+    const size_t i = e / width;
+    r[e] = InteractionOutput(z + i * d, pooled + i * T * d, d, e % width);
+  }
+}
+
+void InteractionBackwardHd(const float* dr, const float* z, const float* pooled, size_t n, size_t T, size_t d,
+                           float* dz, float* dpooled) {
+  const size_t width = d + T * (T + 1) / 2;
+  for (size_t i = 0; i < n; ++i) {
+    const float* dri = dr + i * width;
+    const float* pi = pooled + i * T * d;
+    for (size_t k = 0; k < d; ++k) dz[i * d + k] = InteractionGradZ(dri, pi, T, d, k);
+    for (size_t a = 0; a < T; ++a) {
+      for (size_t k = 0; k < d; ++k) dpooled[(i * T + a) * d + k] = InteractionGradPooled(dri, z + i * d, pi, T, d, a, k);
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("the MLP's per-element functions give the CPU's bits", "[gpu][cuda_ops]") {
@@ -187,27 +210,14 @@ TEST_CASE("the interaction's per-element functions give InteractionForward/Backw
         std::vector<float> r(n * width), hd_r(n * width);
         std::vector<float> columns(d * ((T + 1 + 15) / 16 * 16));
         models::InteractionForward(z.data(), pooled.data(), n, T, d, width, r.data(), columns.data());
-        for (size_t i = 0; i < n; ++i) {
-          for (size_t j = 0; j < width; ++j) {
-            hd_r[i * width + j] = InteractionOutput(z.data() + i * d, pooled.data() + i * T * d, d, j);
-          }
-        }
+        InteractionForwardHd(z.data(), pooled.data(), n, T, d, hd_r.data());
         CHECK(BitwiseDiff(r, hd_r) == "");
 
         const std::vector<float> dr = v.Vector(n * width, mix);
         std::vector<float> dz(n * d), dp(n * T * d), hd_dz(n * d), hd_dp(n * T * d), G(T * T);
         models::InteractionBackward(dr.data(), z.data(), pooled.data(), n, T, d, width, dz.data(), dp.data(),
                                     G.data());
-        for (size_t i = 0; i < n; ++i) {
-          const float* dri = dr.data() + i * width;
-          const float* pi = pooled.data() + i * T * d;
-          for (size_t k = 0; k < d; ++k) hd_dz[i * d + k] = InteractionGradZ(dri, pi, T, d, k);
-          for (size_t a = 0; a < T; ++a) {
-            for (size_t k = 0; k < d; ++k) {
-              hd_dp[(i * T + a) * d + k] = InteractionGradPooled(dri, z.data() + i * d, pi, T, d, a, k);
-            }
-          }
-        }
+        InteractionBackwardHd(dr.data(), z.data(), pooled.data(), n, T, d, hd_dz.data(), hd_dp.data());
         CHECK(BitwiseDiff(dz, hd_dz) == "");
         CHECK(BitwiseDiff(dp, hd_dp) == "");
       }
@@ -331,25 +341,13 @@ class HostReplay {
     Forward(bottom, dense.data(), n);
     const std::vector<float>& z = bottom.output();
     std::vector<float> r(n * width);
-    for (size_t e = 0; e < r.size(); ++e) {
-      const size_t i = e / width;
-      r[e] = InteractionOutput(z.data() + i * d, pooled.data() + i * T * d, d, e % width);
-    }
+    InteractionForwardHd(z.data(), pooled.data(), n, T, d, r.data());
     Forward(top, r.data(), n);
     logits_ = top.output();
     const double loss = Bce(labels, n, scale);
     std::vector<float> dr(n * width), dz(n * d);
     Backward(top, dlogit_.data(), n, dr.data());
-    for (size_t i = 0; i < n; ++i) {
-      const float* dri = dr.data() + i * width;
-      const float* pi = pooled.data() + i * T * d;
-      for (size_t k = 0; k < d; ++k) dz[i * d + k] = InteractionGradZ(dri, pi, T, d, k);
-      for (size_t a = 0; a < T; ++a) {
-        for (size_t k = 0; k < d; ++k) {
-          pooled_grad_[(i * T + a) * d + k] = InteractionGradPooled(dri, z.data() + i * d, pi, T, d, a, k);
-        }
-      }
-    }
+    InteractionBackwardHd(dr.data(), z.data(), pooled.data(), n, T, d, dz.data(), pooled_grad_.data());
     Backward(bottom, dz.data(), n, nullptr);
     return loss;
   }
