@@ -55,14 +55,14 @@ template <class V>
   }
 }
 
+}  // namespace
+
 // The interaction's outputs for n samples, `width` floats each: z_i, then
 // for a = 1 … T the dot products ⟨F_a, F_b⟩ for b = 0 … a−1, where F_0 = z_i
 // and F_a is the pooled embedding of table a−1. Every dot product sums its d
 // products in k order from 0. The sample's vectors are first transposed into
 // `columns` (d rows of Fp = T + 1 rounded up to kLanes floats), so that one
 // vector of a column row advances kLanes dot products by one k.
-}  // namespace
-
 ACTORREC_VECTOR_CLONES
 void InteractionForward(const float* z, const float* pooled, size_t n, size_t T, size_t d, size_t width, float* r,
                         float* columns) {
