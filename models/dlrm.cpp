@@ -55,6 +55,8 @@ template <class V>
   }
 }
 
+}  // namespace
+
 // The interaction's outputs for n samples, `width` floats each: z_i, then
 // for a = 1 … T the dot products ⟨F_a, F_b⟩ for b = 0 … a−1, where F_0 = z_i
 // and F_a is the pooled embedding of table a−1. Every dot product sums its d
@@ -98,6 +100,8 @@ void InteractionForward(const float* z, const float* pooled, size_t n, size_t T,
     }
   }
 }
+
+namespace {
 
 // From dr (the interaction's gradient, `width` floats a sample) to dz (the
 // bottom output's) and dpooled. With g_ab the gradient of ⟨F_a, F_b⟩,
@@ -148,6 +152,8 @@ template <class V>
   }
 }
 
+}  // namespace
+
 ACTORREC_VECTOR_CLONES
 void InteractionBackward(const float* dr, const float* z, const float* pooled, size_t n, size_t T, size_t d,
                          size_t width, float* dz, float* dpooled, float* G) {
@@ -157,6 +163,8 @@ void InteractionBackward(const float* dr, const float* z, const float* pooled, s
     InteractionBackwardIn<float>(dr, z, pooled, n, T, d, width, dz, dpooled, G);
   }
 }
+
+namespace {
 
 class Dlrm final : public Model {
  public:

@@ -18,12 +18,9 @@ double BceWithLogits(const float* logits, const float* labels, size_t n, float s
   return loss;
 }
 
-namespace {
+// The MLP's elementwise loops (layers.hpp), one function each so that they
+// can be cloned for the CPU's vector width (ACTORREC_VECTOR_CLONES).
 
-// The MLP's elementwise loops, one function each so that they can be cloned
-// for the CPU's vector width (ACTORREC_VECTOR_CLONES).
-
-// out = max(out + bias, 0) (relu) or out + bias, per row of `width`.
 ACTORREC_VECTOR_CLONES
 void AddBias(float* out, const float* bias, size_t n, int width, bool relu) {
   for (size_t i = 0; i < n; ++i) {
@@ -36,10 +33,8 @@ void AddBias(float* out, const float* bias, size_t n, int width, bool relu) {
   }
 }
 
-// The ReLU's gradient: the output is 0 exactly where the pre-activation was
-// ≤ 0 (the subgradient 0 at the kink, as PyTorch). Both loads unconditional
-// and the buffers distinct: the select vectorizes instead of branching per
-// element (it took most of Backward's own time).
+// Both loads unconditional and the buffers distinct: the select vectorizes
+// instead of branching per element (it took most of Backward's own time).
 ACTORREC_VECTOR_CLONES
 void ReluGrad(const float* __restrict go, const float* __restrict out, float* __restrict gk, size_t count) {
   for (size_t k = 0; k < count; ++k) {
@@ -48,7 +43,7 @@ void ReluGrad(const float* __restrict go, const float* __restrict out, float* __
   }
 }
 
-// db = Σ_i g_i, samples in order, vectorized over the outputs.
+// Vectorized over the outputs.
 ACTORREC_VECTOR_CLONES
 void BiasGrad(const float* g, size_t n, int width, float* db) {
   std::fill(db, db + width, 0.0f);
@@ -57,8 +52,6 @@ void BiasGrad(const float* g, size_t n, int width, float* db) {
     for (int j = 0; j < width; ++j) db[j] += gi[j];
   }
 }
-
-}  // namespace
 
 void Mlp::Forward(gpu::Backend& be, const float* params, const float* x, size_t n) {
   acts_.resize(layers_.size());

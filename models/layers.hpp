@@ -41,6 +41,18 @@ inline float Dot(const float* a, const float* b, size_t n) {
 // dlogit_i = scale · (σ(z_i) − y_i).
 double BceWithLogits(const float* logits, const float* labels, size_t n, float scale, float* dlogit);
 
+// The MLP's elementwise steps (exposed for the CUDA kernels' host tests,
+// tests/gpu/cuda_dense_ops_test.cpp). Their definitions are cloned for the
+// CPU's vector width (ACTORREC_VECTOR_CLONES); the attribute stays off these
+// declarations, or every includer would emit a resolver of its own.
+// out = max(out + bias, 0) (relu) or out + bias, per row of `width`.
+void AddBias(float* out, const float* bias, size_t n, int width, bool relu);
+// The ReLU's gradient: gk = go where out > 0, else 0 (the subgradient 0 at
+// the kink, as PyTorch). The three buffers are distinct.
+void ReluGrad(const float* __restrict go, const float* __restrict out, float* __restrict gk, size_t count);
+// db[j] = Σ_i g[i·width + j], samples in order from +0.
+void BiasGrad(const float* g, size_t n, int width, float* db);
+
 // Grows *v to at least n floats; never shrinks (no reallocation once the
 // largest slice has been seen).
 inline void Grow(std::vector<float>* v, size_t n) {
