@@ -841,6 +841,8 @@ Result<std::unique_ptr<Collective>> ConnectTls(const TlsCollectiveOptions& o) {
                                " within " + std::to_string(o.timeout.count()) + " ms" +
                                (last_refusal.empty() ? "" : "; last refused connection " + last_refusal));
   }
+  spdlog::info("tls collective: rank {} of {} listens on {}, connected to {}, and from rank {} {}", o.rank, o.size,
+               mine, next_name, prev_rank, prev->where);
   return std::unique_ptr<Collective>(std::make_unique<TlsCollective>(o.rank, o.size, o.timeout, o.chunk_floats,
                                                                      std::move(listener), std::move(next),
                                                                      std::move(prev)));
