@@ -170,6 +170,13 @@ bool WaitFd(int fd, short events, Clock::time_point deadline) {
   }
 }
 
+// What the socket must become ready for before a non-blocking SSL call that
+// returned `ret` can go on: POLLIN, POLLOUT, or 0 when it failed.
+short WantEvents(SSL* ssl, int ret) {
+  const int kind = SSL_get_error(ssl, ret);
+  return kind == SSL_ERROR_WANT_READ ? POLLIN : kind == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
+}
+
 // What a failed SSL call that returned `ret` means, for a status.
 std::string IoFailure(SSL* ssl, int ret) {
   const int kind = SSL_get_error(ssl, ret);
@@ -203,15 +210,8 @@ std::string Transfer(SSL* ssl, int fd, bool write, char* buf, size_t len, Clock:
       len -= static_cast<size_t>(k);
       continue;
     }
-    const int kind = SSL_get_error(ssl, k);
-    short events = 0;
-    if (kind == SSL_ERROR_WANT_READ) {
-      events = POLLIN;
-    } else if (kind == SSL_ERROR_WANT_WRITE) {
-      events = POLLOUT;
-    } else {
-      return IoFailure(ssl, k);
-    }
+    const short events = WantEvents(ssl, k);
+    if (events == 0) return IoFailure(ssl, k);
     ERR_clear_error();
     if (!WaitFd(fd, events, deadline)) {
       return std::string("no ") + (write ? "progress sending" : "data") + " within " +
@@ -227,15 +227,8 @@ std::string Handshake(SSL* ssl, int fd, Clock::time_point deadline, std::chrono:
     ERR_clear_error();
     const int r = SSL_do_handshake(ssl);
     if (r == 1) return "";
-    const int kind = SSL_get_error(ssl, r);
-    short events = 0;
-    if (kind == SSL_ERROR_WANT_READ) {
-      events = POLLIN;
-    } else if (kind == SSL_ERROR_WANT_WRITE) {
-      events = POLLOUT;
-    } else {
-      return ClusterTls::HandshakeFailure(ssl, r);
-    }
+    const short events = WantEvents(ssl, r);
+    if (events == 0) return ClusterTls::HandshakeFailure(ssl, r);
     if (!WaitFd(fd, events, deadline)) return "no TLS handshake within " + std::to_string(timeout.count()) + " ms";
   }
 }
@@ -467,9 +460,8 @@ class Listener {
           return true;
         }
       }
-      const int kind = SSL_get_error(p.ssl, r);
-      if (kind == SSL_ERROR_WANT_READ || kind == SSL_ERROR_WANT_WRITE) {
-        p.events = kind == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
+      if (const short events = WantEvents(p.ssl, r); events != 0) {
+        p.events = events;
         ERR_clear_error();
         return false;
       }
