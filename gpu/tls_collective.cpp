@@ -447,16 +447,21 @@ class Listener {
                    RefusalText(p.refusal));
             return true;
           }
-          std::lock_guard<std::mutex> lock(mu_);
-          if (taken_) {
-            Refuse(p.peer, RefusalText(Refusal::kTaken));
-            return true;
+          bool taken = false;
+          {
+            // Two good hellos may both have passed Check before either
+            // got here: the first one in is the predecessor.
+            std::lock_guard<std::mutex> lock(mu_);
+            taken = taken_;
+            if (!taken) {
+              taken_ = true;
+              handed_ = std::make_unique<Conn>(p.fd, p.ssl, p.rank, "(connected from " + p.peer + ")");
+              p.fd = -1;
+              p.ssl = nullptr;
+              cv_.notify_all();
+            }
           }
-          taken_ = true;
-          handed_ = std::make_unique<Conn>(p.fd, p.ssl, p.rank, "(connected from " + p.peer + ")");
-          p.fd = -1;
-          p.ssl = nullptr;
-          cv_.notify_all();
+          if (taken) Refuse(p.peer, RefusalText(Refusal::kTaken));
           return true;
         }
       }
