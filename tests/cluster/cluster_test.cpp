@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -302,10 +303,11 @@ TEST_CASE("a run split across processes (sampler + oracle, 2 shards, 2 and 4 tra
         dir.File(name + ".log")));
   }
   for (size_t i = 0; i < procs.size(); ++i) {
-    INFO("log of " << names[i] << ":\n" << procs[i]->Log());
-    REQUIRE(procs[i]->WaitExit(120s) == 0);
+    const std::optional<int> code = procs[i]->WaitExit(120s);
+    // Every member's log, once each has ended (or not), says why.
+    for (size_t k = 0; k < procs.size(); ++k) UNSCOPED_INFO("log of " << names[k] << ":\n" << procs[k]->Log());
+    REQUIRE(code == std::optional<int>(0));
   }
-  INFO("log of a:\n" << procs[0]->Log());
   REQUIRE_THAT(procs[0]->Log(), Catch::Contains("training with the cluster's actor pipeline"));
   // The trainer members' ranks joined the collective the config names.
   for (size_t i = 2; i < procs.size(); ++i) {
