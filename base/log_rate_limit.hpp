@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <string>
 
 namespace actorrec {
 
@@ -29,7 +30,18 @@ class LogRateLimit {
   // "N more not logged" line; 0 while the window is still open.
   uint64_t Flush(Clock::time_point now);
 
+  // Logs `line` as a warning when Allow lets it through, preceded by a line
+  // counting those held back ("3 more <what> not logged (at most 20 lines
+  // per 10 s)"); else counts it.
+  void Warn(const std::string& line, const char* what);
+
+  // Logs the count of lines held back in windows that are over, if any
+  // (call it now and then, e.g. from a timer).
+  void WarnHeldBack(const char* what);
+
  private:
+  void WarnCount(uint64_t held_back, const char* what) const;
+
   void Roll(Clock::time_point now);
 
   const uint32_t burst_;

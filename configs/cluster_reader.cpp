@@ -262,6 +262,7 @@ bool ReadCluster(TableReader& t, const std::filesystem::path& base_dir, ClusterC
                (peer_default ? " (the default)" : ""));
   }
   if (auto join = t.Int("join_timeout_ms", 1, INT_MAX)) cluster->join_timeout_ms = static_cast<int>(*join);
+  if (auto collective = t.Choice("collective", kCollectives)) cluster->collective = kCollectives[*collective];
 
   const size_t problems_before = t.problems()->size();
   std::vector<const toml::table*> tables = t.TableArray("member");
@@ -281,7 +282,7 @@ bool ReadCluster(TableReader& t, const std::filesystem::path& base_dir, ClusterC
   }
   static constexpr std::string_view kKeys[] = {"secret",          "secret_file",     "coordinator",
                                                "heartbeat_ms",    "peer_timeout_ms", "join_timeout_ms",
-                                               "member"};
+                                               "collective",      "member"};
   t.Finish(kKeys);
 
   CheckTopology(t, lines, complete, cluster);

@@ -185,6 +185,10 @@ struct ClusterConfig {
   int heartbeat_ms = 200;            // 10..60000
   int peer_timeout_ms = 3000;        // >= 3 * heartbeat_ms
   int join_timeout_ms = 30000;       // > 0
+  // How trainers in different processes sum their gradients: "tls" (mutual
+  // TLS keyed by the secret, gpu/tls_collective.hpp) or "gloo" (plain,
+  // unauthenticated TCP: only for a trusted network).
+  std::string collective = "tls";
   std::vector<Member> members;       // at least one
 
   int TotalTrainers() const;

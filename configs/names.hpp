@@ -27,6 +27,7 @@ inline constexpr std::string_view kPresets[] = {"criteo-kaggle", "custom"};
 inline constexpr std::string_view kBadRecordPolicies[] = {"fail", "skip"};
 inline constexpr std::string_view kCategoricalMappings[] = {"dictionary", "hash"};
 inline constexpr std::string_view kSkews[] = {"zipf", "top_share", "half_normal", "exponential", "uniform"};
+inline constexpr std::string_view kCollectives[] = {"tls", "gloo"};
 inline constexpr std::string_view kBagLengths[] = {"fixed", "uniform", "geometric", "poisson"};
 inline constexpr std::string_view kDenseTransforms[] = {"none", "log1p"};
 inline constexpr std::string_view kBackends[] = {"auto", "cpu", "cuda"};

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "base/status.hpp"
 
@@ -44,5 +45,8 @@ class Collective {
   // Returns once every rank has entered the barrier.
   virtual Status Barrier() = 0;
 };
+
+// The collective of a group of one (W == 1): every call is the identity.
+std::unique_ptr<Collective> MakeSoloCollective();
 
 }  // namespace actorrec::gpu

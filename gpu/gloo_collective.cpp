@@ -14,6 +14,8 @@
 #include <exception>
 #include <vector>
 
+#include "gpu/chain_schedule.hpp"
+
 namespace actorrec::gpu {
 namespace {
 
@@ -22,29 +24,11 @@ namespace {
 constexpr uint64_t kChainSlotPrefix = uint64_t{0xA7} << 56;
 constexpr uint64_t kSlotMask = (uint64_t{1} << 56) - 1;
 
-// How many chunks a rank of the reduce chain may have posted receives for:
-// enough to keep the link busy while it adds the previous chunk, and it
-// bounds the scratch memory to this many chunks whatever n is.
-constexpr size_t kReceiveWindow = 4;
-
 std::string Describe(const char* what, uint32_t rank, uint32_t size) {
   std::string s("gloo ");
   s.append(what).append(" on rank ").append(std::to_string(rank)).append(" of ").append(std::to_string(size));
   return s;
 }
-
-// W == 1: every operation is the identity, and no socket is opened.
-class SoloCollective final : public Collective {
- public:
-  uint32_t rank() const override { return 0; }
-  uint32_t size() const override { return 1; }
-  Status AllReduceRankOrder(float*, size_t) override { return Status::Ok(); }
-  Status Broadcast(float*, size_t, uint32_t root) override {
-    if (root != 0) return Status::InvalidArgument("broadcast root " + std::to_string(root) + " >= group size 1");
-    return Status::Ok();
-  }
-  Status Barrier() override { return Status::Ok(); }
-};
 
 class GlooCollective final : public Collective {
  public:
@@ -112,65 +96,57 @@ class GlooCollective final : public Collective {
     return broken_;
   }
 
-  uint64_t Slot(uint64_t op, uint64_t phase) const { return kChainSlotPrefix | (((op << 1) | phase) & kSlotMask); }
+  // The chain schedule's links (chain_schedule.hpp) over Gloo's unbound
+  // buffers: receives are posted when expected, sends complete in the
+  // background until Flush. Completions on one unbound buffer are counted,
+  // not named; each buffer talks to one peer on one slot, whose messages
+  // arrive in order, so the k-th completed wait is the k-th expected chunk.
+  class Link final : public chain::Link {
+   public:
+    Link(gloo::Context& context, uint64_t op, std::chrono::milliseconds timeout)
+        : context_(context),
+          op_(op),
+          timeout_(timeout),
+          next_((context.rank + 1) % context.size),
+          prev_((context.rank + context.size - 1) % context.size) {}
 
-  // The chain: reduce 0 → 1 → … → W−1, then broadcast W−1 → 0 → … → W−2.
-  // Completions on one unbound buffer are counted, not named; each buffer
-  // below talks to one peer on one slot, whose messages arrive in order, so
-  // the k-th completed wait is chunk k.
+    void Begin(chain::Phase phase, float* recv_base, size_t recv_floats, const float* send_base,
+               size_t send_floats) override {
+      slot_ = kChainSlotPrefix | (((op_ << 1) | static_cast<uint64_t>(phase)) & kSlotMask);
+      // Gloo's buffers are not const; sends only read from theirs.
+      to_next_ = context_.createUnboundBuffer(const_cast<float*>(send_base), send_floats * sizeof(float));
+      from_prev_.reset();
+      if (recv_base != nullptr) from_prev_ = context_.createUnboundBuffer(recv_base, recv_floats * sizeof(float));
+    }
+    void Expect(size_t, size_t offset, size_t count) override {
+      from_prev_->recv(prev_, slot_, offset * sizeof(float), count * sizeof(float));
+    }
+    void Receive(size_t) override {
+      if (!from_prev_->waitRecv(timeout_)) throw std::runtime_error("receive aborted");
+    }
+    void Send(size_t, size_t offset, size_t count) override {
+      to_next_->send(next_, slot_, offset * sizeof(float), count * sizeof(float));
+      ++sends_;
+    }
+    void Flush() override {
+      for (; sends_ > 0; --sends_) {
+        if (!to_next_->waitSend(timeout_)) throw std::runtime_error("send aborted");
+      }
+    }
+
+   private:
+    gloo::Context& context_;
+    const uint64_t op_;
+    const std::chrono::milliseconds timeout_;
+    const int next_, prev_;
+    uint64_t slot_ = 0;
+    std::unique_ptr<gloo::transport::UnboundBuffer> to_next_, from_prev_;
+    size_t sends_ = 0;
+  };
+
   void ChainAllReduce(float* data, size_t n, uint64_t op) {
-    const int w = context_->size, r = context_->rank;
-    const int next = (r + 1) % w, prev = (r + w - 1) % w;
-    const size_t chunks = (n + chunk_ - 1) / chunk_;
-    auto offset = [&](size_t c) { return c * chunk_ * sizeof(float); };
-    auto bytes = [&](size_t c) { return std::min(chunk_, n - c * chunk_) * sizeof(float); };
-    auto to_next = context_->createUnboundBuffer(data, n * sizeof(float));
-    size_t sends = 0;
-
-    // Reduce. Rank 0's chunks are its own values.
-    const uint64_t reduce_slot = Slot(op, 0);
-    if (r == 0) {
-      for (size_t c = 0; c < chunks; ++c, ++sends) to_next->send(next, reduce_slot, offset(c), bytes(c));
-    } else {
-      const size_t window = std::min(chunks, kReceiveWindow);
-      if (scratch_.size() < window * chunk_) scratch_.resize(window * chunk_);
-      auto from_prev = context_->createUnboundBuffer(scratch_.data(), window * chunk_ * sizeof(float));
-      auto post = [&](size_t c) { from_prev->recv(prev, reduce_slot, (c % window) * chunk_ * sizeof(float), bytes(c)); };
-      for (size_t c = 0; c < window; ++c) post(c);
-      for (size_t c = 0; c < chunks; ++c) {
-        WaitRecv(*from_prev);
-        const float* partial = scratch_.data() + (c % window) * chunk_;
-        float* own = data + c * chunk_;
-        const size_t len = bytes(c) / sizeof(float);
-        // partial + own is ((x0 + …) + x_{r−1}) + x_r: the rank order.
-        for (size_t j = 0; j < len; ++j) own[j] = partial[j] + own[j];
-        if (c + window < chunks) post(c + window);
-        if (r != w - 1) to_next->send(next, reduce_slot, offset(c), bytes(c)), ++sends;
-      }
-    }
-    // The broadcast below lands in `data`: the sends reading it must be done.
-    for (; sends > 0; --sends) WaitSend(*to_next);
-
-    // Broadcast the total held by rank W−1 around the ring.
-    const uint64_t bcast_slot = Slot(op, 1);
-    if (r == w - 1) {
-      for (size_t c = 0; c < chunks; ++c, ++sends) to_next->send(next, bcast_slot, offset(c), bytes(c));
-    } else {
-      auto from_prev = context_->createUnboundBuffer(data, n * sizeof(float));
-      for (size_t c = 0; c < chunks; ++c) from_prev->recv(prev, bcast_slot, offset(c), bytes(c));
-      for (size_t c = 0; c < chunks; ++c) {
-        WaitRecv(*from_prev);
-        if (r != w - 2) to_next->send(next, bcast_slot, offset(c), bytes(c)), ++sends;
-      }
-    }
-    for (; sends > 0; --sends) WaitSend(*to_next);
-  }
-
-  void WaitRecv(gloo::transport::UnboundBuffer& buffer) {
-    if (!buffer.waitRecv(timeout_)) throw std::runtime_error("receive aborted");
-  }
-  void WaitSend(gloo::transport::UnboundBuffer& buffer) {
-    if (!buffer.waitSend(timeout_)) throw std::runtime_error("send aborted");
+    Link link(*context_, op, timeout_);
+    chain::AllReduceRankOrder(link, rank(), size(), data, n, chunk_, scratch_);
   }
 
   std::shared_ptr<gloo::Context> context_;
@@ -207,7 +183,7 @@ Result<std::unique_ptr<Collective>> ConnectGloo(const GlooOptions& options) {
   }
   if (options.chunk_floats == 0) return Status::InvalidArgument("gloo: chunk_floats must be positive");
   if (options.timeout.count() <= 0) return Status::InvalidArgument("gloo: timeout must be positive");
-  if (options.size == 1) return std::unique_ptr<Collective>(std::make_unique<SoloCollective>());
+  if (options.size == 1) return MakeSoloCollective();
   if (!options.store) return Status::InvalidArgument("gloo: no rendezvous store");
   if (options.prefix.empty()) return Status::InvalidArgument("gloo: empty store prefix (it must be unique per run)");
 

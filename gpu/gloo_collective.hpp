@@ -3,14 +3,13 @@
 // directory). Any gloo::rendezvous::Store works, so a store over our own
 // network layer plugs in later without touching this file.
 //
-// AllReduceRankOrder is a pipelined chain reduce followed by a pipelined
-// chain broadcast on Gloo's point-to-point unbound buffers:
-//   reduce:    rank r receives chunk c of (x0 + … + x_{r−1}) from r−1, adds
-//              its own chunk, passes the sum to r+1; rank W−1 holds the total;
-//   broadcast: W−1 → 0 → 1 → … → W−2, chunk by chunk.
-// Every link carries n floats in each phase, as a ring all-reduce's links
-// do, and a rank only ever talks to its two ring neighbours. Chunks pipeline:
-// a rank forwards chunk c while chunk c+1 is on the wire.
+// AllReduceRankOrder is the pipelined chain reduce + chain broadcast of
+// chain_schedule.hpp on Gloo's point-to-point unbound buffers (the TLS
+// collective runs the same schedule over its sockets).
+//
+// Gloo's TCP pairs are neither authenticated nor encrypted (Debian's Gloo
+// has no TLS transport): between processes, use it only on a network that
+// is trusted (tls_collective.hpp is the default there).
 //
 // Errors: Gloo reports timeouts and dead peers by throwing (gloo::IoException,
 // gloo::EnforceNotMet); they never leave this file: each becomes an

@@ -65,15 +65,7 @@ struct Shared {
   std::set<Connection*> handshaking;  // guarded by mu; a member is alive and its fd open
   std::string mismatch;               // guarded by mu
 
-  void Refused(const std::string& line) {
-    uint64_t held_back = 0;
-    if (!refusals.Allow(Clock::now(), &held_back)) return;
-    if (held_back > 0) {
-      spdlog::warn("{} more refused connection(s) not logged (at most {} lines per {} s)", held_back, kRefusalBurst,
-                   kRefusalWindow.count());
-    }
-    spdlog::warn("{}", line);
-  }
+  void Refused(const std::string& line) { refusals.Warn(line, "refused connection(s)"); }
 };
 
 // One socket's TLS session and frame bound. Lives in the scribe's stream
@@ -374,10 +366,7 @@ struct TlsTransport::Impl {
       }
     }
     for (const auto& line : closed) shared->Refused(line);
-    if (uint64_t held_back = shared->refusals.Flush(now)) {
-      spdlog::warn("{} more refused connection(s) not logged (at most {} lines per {} s)", held_back, kRefusalBurst,
-                   kRefusalWindow.count());
-    }
+    shared->refusals.WarnHeldBack("refused connection(s)");
   }
 
   void RunTimer() {

@@ -1,11 +1,13 @@
 #include "actors/run/pipeline_host.hpp"
 
 #include <caf/all.hpp>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <thread>
 
 #include "actors/common/ask.hpp"
+#include "base/cluster_tls.hpp"
 #include "actors/common/atoms.hpp"
 #include "actors/node/role_shell.hpp"
 #include "actors/embedding/shard_actor.hpp"
@@ -68,6 +70,24 @@ PipelineDirectory ClusterDirectory(const config::Config& cfg, const ClusterSeat&
   };
   directory.gloo_address = cfg.cluster.Find(member)->address;
   directory.gloo_prefix = "cluster-" + cfg.digest;
+  if (cfg.cluster.collective == "gloo") {
+    spdlog::warn("cluster.collective = \"gloo\" ({}): the trainers' gradient sums between processes travel as "
+                 "plain, unauthenticated TCP; anyone who reaches a trainer's port can read them or change the "
+                 "model. Use it only on a trusted network",
+                 cfg.path);
+    return directory;
+  }
+  for (const config::Member& m : cfg.cluster.members) {
+    for (int k = 0; k < m.trainers; ++k) directory.rank_members.push_back(m.name);
+  }
+  // The sync schedulers' own keys: the same CA as the CAF transport's (one
+  // secret), a certificate naming this member.
+  auto tls = ClusterTls::Create(cfg.cluster.secret, member);
+  if (tls.ok()) {
+    directory.tls = std::move(tls).value();
+  } else {
+    directory.tls_error = "no TLS keys for the trainers' collective: " + tls.status().message();
+  }
   return directory;
 }
 
@@ -88,6 +108,42 @@ Result<std::unique_ptr<PipelineHost>> PipelineHost::Start(caf::actor_system& sys
     }
   }
   return host;
+}
+
+Result<std::function<Result<std::unique_ptr<gpu::Collective>>()>> PipelineHost::CollectiveOf(caf::actor_system& sys,
+                                                                                           uint32_t rank,
+                                                                                           uint32_t size) {
+  if (auto group = directory_.shared_memory) {
+    return std::function([group, rank] { return gpu::ConnectSharedMemory(group, rank); });
+  }
+  const std::chrono::milliseconds timeout = gpu::GlooOptions{}.timeout;
+  std::shared_ptr<gloo::rendezvous::Store> store = directory_.gloo_store;
+  if (!store && size > 1) {
+    auto rendezvous = directory_.lookup({kRendezvousName});
+    if (!rendezvous.ok()) return rendezvous.status();
+    store = MakeActorStore(sys, (*rendezvous)[0], timeout);
+  }
+  if (directory_.tls || !directory_.tls_error.empty()) {
+    if (!directory_.tls_error.empty()) return Status::Unavailable(directory_.tls_error);
+    gpu::TlsCollectiveOptions tls;
+    tls.rank = rank;
+    tls.size = size;
+    tls.address = directory_.gloo_address;
+    tls.timeout = timeout;
+    tls.tls = directory_.tls;
+    tls.store = store;
+    tls.prefix = directory_.gloo_prefix;
+    tls.members = directory_.rank_members;
+    return std::function([tls] { return gpu::ConnectTls(tls); });
+  }
+  gpu::GlooOptions gloo;
+  gloo.rank = rank;
+  gloo.size = size;
+  gloo.address = directory_.gloo_address;
+  gloo.timeout = timeout;
+  gloo.prefix = directory_.gloo_prefix;
+  gloo.store = store;
+  return std::function([gloo] { return gpu::ConnectGloo(gloo); });
 }
 
 Status PipelineHost::Spawn(caf::actor_system& sys, const PlannedActor& planned) {
@@ -119,18 +175,9 @@ Status PipelineHost::Spawn(caf::actor_system& sys, const PlannedActor& planned) 
     }
     case wire::Role::SYNC_SCHEDULER: {
       if (i >= W) return Status::InvalidArgument("the run has " + std::to_string(W) + " trainers");
-      gpu::GlooOptions gloo;
-      gloo.rank = i;
-      gloo.size = W;
-      gloo.address = directory_.gloo_address;
-      gloo.prefix = directory_.gloo_prefix;
-      gloo.store = directory_.gloo_store;
-      if (!gloo.store && !directory_.shared_memory && W > 1) {
-        auto rendezvous = directory_.lookup({kRendezvousName});
-        if (!rendezvous.ok()) return rendezvous.status();
-        gloo.store = MakeActorStore(sys, (*rendezvous)[0], gloo.timeout);
-      }
-      actor = SpawnSyncScheduler(sys, {gloo, directory_.shared_memory, driver_});
+      auto connect = CollectiveOf(sys, i, W);
+      if (!connect.ok()) return connect.status();
+      actor = SpawnSyncScheduler(sys, {i, std::move(connect).value(), driver_});
       break;
     }
     case wire::Role::ORACLE: {

@@ -30,6 +30,7 @@
 #include "actors/trainer/trainer_actor.hpp"
 #include "gpu/gloo_collective.hpp"
 #include "gpu/shared_memory_collective.hpp"
+#include "gpu/tls_collective.hpp"
 
 namespace actorrec::trainer {
 
@@ -42,15 +43,23 @@ struct PipelineDirectory {
   std::function<Result<std::vector<caf::actor>>(const std::vector<std::string>& names)> lookup;
   // Makes an actor this process spawned findable by its planned name.
   std::function<void(const PlannedActor& planned, const caf::actor& actor)> publish;
-  // Where this process's sync schedulers listen for their Gloo peers.
+  // Where this process's sync schedulers listen for their peers.
   std::string gloo_address = "127.0.0.1";
-  // In-process runs share one Gloo store; null: the cluster's rendezvous.
+  // In-process runs share one store; null: the cluster's rendezvous.
   std::shared_ptr<gloo::rendezvous::Store> gloo_store;
   std::string gloo_prefix;  // the same in every process of a run
   // Set when every trainer rank is a thread of this process: the sync
-  // schedulers sum through memory (gpu/shared_memory_collective.hpp), not
-  // Gloo; the same sums, bit for bit.
+  // schedulers sum through memory (gpu/shared_memory_collective.hpp); the
+  // same sums as over the network, bit for bit.
   std::shared_ptr<gpu::SharedMemoryGroup> shared_memory;
+  // Set in a cluster (cluster.collective = "tls", the default): the sync
+  // schedulers sum over mutual TLS with these keys (gpu/tls_collective.hpp),
+  // each rank's peer checked against the member that hosts it
+  // (rank_members). Null: Gloo's plain TCP. tls_error: why the keys could
+  // not be made (the schedulers report it).
+  std::shared_ptr<ClusterTls> tls;
+  std::vector<std::string> rank_members;
+  std::string tls_error;
 };
 
 // Where a process of a cluster sits: its actor system (with the middleman),
@@ -62,8 +71,10 @@ struct ClusterSeat {
 };
 
 // The directory of a cluster: lookups ask the supervisor (waiting up to
-// cluster.join_timeout_ms), publishing registers the actor with it; Gloo
-// binds the member's address and rendezvouses through kRendezvousName.
+// cluster.join_timeout_ms), publishing registers the actor with it; the
+// sync schedulers listen on the member's address and rendezvous through
+// kRendezvousName, over TLS with keys from cluster.secret unless
+// cluster.collective = "gloo" (then logs a warning: plain TCP).
 PipelineDirectory ClusterDirectory(const config::Config& cfg, const ClusterSeat& seat);
 
 class PipelineHost {
@@ -98,6 +109,10 @@ class PipelineHost {
  private:
   PipelineHost() = default;
   Status Spawn(caf::actor_system& sys, const PlannedActor& planned);
+  // How sync scheduler `rank` joins its collective: shared memory, TLS or
+  // Gloo, as the directory says (looking up the cluster's rendezvous).
+  Result<std::function<Result<std::unique_ptr<gpu::Collective>>()>> CollectiveOf(caf::actor_system& sys,
+                                                                                 uint32_t rank, uint32_t size);
 
   Args args_;
   PipelineDirectory directory_;

@@ -29,12 +29,11 @@ caf::behavior Scheduler(Self self, SyncSchedulerArgs args) {
   st.args = std::move(args);
   self->set_default_handler(ReportUnexpected);
   // Blocks until every rank's scheduler has arrived (or the timeout).
-  auto connected = st.args.shared_memory ? gpu::ConnectSharedMemory(st.args.shared_memory, st.args.gloo.rank)
-                                         : gpu::ConnectGloo(st.args.gloo);
+  auto connected = st.args.connect();
   if (!connected.ok()) {
     st.broken = true;
     self->send(st.args.driver, error_atom::value,
-               "sync scheduler of trainer " + std::to_string(st.args.gloo.rank) + ": " + connected.status().ToString());
+               "sync scheduler of trainer " + std::to_string(st.args.rank) + ": " + connected.status().ToString());
   } else {
     st.collective = std::move(connected).value();
   }
@@ -48,7 +47,7 @@ caf::behavior Scheduler(Self self, SyncSchedulerArgs args) {
         if (Status s = st.collective->AllReduceRankOrder(x.data(), x.size()); !s.ok()) {
           st.broken = true;
           self->send(st.args.driver, error_atom::value,
-                     "sync scheduler of trainer " + std::to_string(st.args.gloo.rank) + ", batch " +
+                     "sync scheduler of trainer " + std::to_string(st.args.rank) + ", batch " +
                          std::to_string(batch) + ": " + s.ToString());
           return caf::unit;
         }

@@ -11,26 +11,27 @@
 // critical of b, delayed of b, dense + critical of b+1, …: so delayed sync
 // of b runs while b+1 computes and always ends before the critical sync of
 // b+1 starts (never competing with it), and every trainer issues the same
-// collectives in the same order, which Gloo (and the shared-memory group)
-// requires. Detached: a collective blocks its thread.
+// collectives in the same order, which every collective requires. Detached: a collective blocks its thread.
 #pragma once
 
 #include <caf/actor.hpp>
 
+#include <functional>
 #include <memory>
 
-#include "gpu/gloo_collective.hpp"
-#include "gpu/shared_memory_collective.hpp"
+#include "base/status.hpp"
+#include "gpu/collectives.hpp"
 
 namespace actorrec::trainer {
 
 enum class SyncKind : uint8_t { kCritical = 0, kDelayed = 1 };
 
 struct SyncSchedulerArgs {
-  gpu::GlooOptions gloo;  // rank, size, store, prefix
-  // Set when every rank is a thread of this process: sums through memory
-  // instead of Gloo (gloo.rank is the rank).
-  std::shared_ptr<gpu::SharedMemoryGroup> shared_memory;
+  uint32_t rank = 0;  // the trainer's rank, for messages
+  // Joins this rank's collective (shared memory, TLS or Gloo: the composition
+  // root picks); called once, on the scheduler's own thread, and may block
+  // until every rank has arrived.
+  std::function<Result<std::unique_ptr<gpu::Collective>>()> connect;
   caf::actor driver;  // error_atom when the collective breaks
 };
 

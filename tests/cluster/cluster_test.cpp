@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -257,10 +258,16 @@ std::vector<std::string> EvalsIn(const std::string& metrics) {
 TEST_CASE("a run split across processes (sampler + oracle, 2 shards, 2 and 4 trainers) equals the one-process run",
           "[cluster]") {
   // Both trainer counts with the default mode; a mode planned with lookahead
-  // and two planned without, once each.
-  const auto [trainers, mode] = GENERATE(table<uint32_t, std::string>(
-      {{2, "lrpp_delayed"}, {4, "lrpp_delayed"}, {4, "lrpp"}, {2, "static_hot"}, {4, "ideal"}}));
-  INFO("trainers " << trainers << ", mode " << mode);
+  // and two planned without, once each; the trainers sum over the TLS
+  // collective, and once over Gloo (cluster.collective = "gloo").
+  const auto [trainers, mode, collective] = GENERATE(table<uint32_t, std::string, std::string>(
+      {{2, "lrpp_delayed", "tls"},
+       {4, "lrpp_delayed", "tls"},
+       {4, "lrpp", "tls"},
+       {2, "static_hot", "tls"},
+       {4, "ideal", "tls"},
+       {4, "lrpp_delayed", "gloo"}}));
+  INFO("trainers " << trainers << ", mode " << mode << ", collective " << collective);
   TempDir dir;
 
   // The reference: every role in one process, the same ranks and shards.
@@ -287,7 +294,8 @@ TEST_CASE("a run split across processes (sampler + oracle, 2 shards, 2 and 4 tra
     names.push_back(std::string("t").append(std::to_string(m)));  // appends: GCC 12 -Wrestrict false positive
     members += Member(names.back(), FreePort(), "\"trainer\"", "trainers = 2\n");
   }
-  WriteBytes(dir.File("split.toml"), SplitRun(split_dir, members, mode));
+  WriteBytes(dir.File("split.toml"),
+             SplitRun(split_dir, members, mode, 6144, collective == "gloo" ? "collective = \"gloo\"\n" : ""));
   std::vector<std::unique_ptr<ChildProcess>> procs;
   for (const auto& name : names) {
     procs.push_back(std::make_unique<ChildProcess>(
@@ -295,11 +303,23 @@ TEST_CASE("a run split across processes (sampler + oracle, 2 shards, 2 and 4 tra
         dir.File(name + ".log")));
   }
   for (size_t i = 0; i < procs.size(); ++i) {
-    INFO("log of " << names[i] << ":\n" << procs[i]->Log());
-    REQUIRE(procs[i]->WaitExit(120s) == 0);
+    const std::optional<int> code = procs[i]->WaitExit(120s);
+    // Every member's log, once each has ended (or not), says why.
+    for (size_t k = 0; k < procs.size(); ++k) UNSCOPED_INFO("log of " << names[k] << ":\n" << procs[k]->Log());
+    REQUIRE(code == std::optional<int>(0));
   }
-  INFO("log of a:\n" << procs[0]->Log());
   REQUIRE_THAT(procs[0]->Log(), Catch::Contains("training with the cluster's actor pipeline"));
+  // The trainer members' ranks joined the collective the config names.
+  for (size_t i = 2; i < procs.size(); ++i) {
+    INFO("log of " << names[i] << ":\n" << procs[i]->Log());
+    if (collective == "tls") {
+      CHECK_THAT(procs[i]->Log(), Catch::Contains("tls collective: rank " + std::to_string(2 * (i - 2)) + " of " +
+                                                  std::to_string(trainers) + " listens on 127.0.0.1:"));
+    } else {
+      CHECK_THAT(procs[i]->Log(), Catch::Contains("plain, unauthenticated TCP"));
+      CHECK_THAT(procs[i]->Log(), !Catch::Contains("tls collective"));
+    }
+  }
   REQUIRE(DigestIn(ReadBytes(split_dir + "/metrics.jsonl")) == expected);
   // The coordinator evaluates with rows and dense parameters asked of the
   // other processes: the same AUC, log-loss and accuracy, bit for bit.

@@ -11,7 +11,7 @@ inline const std::string kTestSecret = "a-test-secret-of-enough-length";
 
 // A small run as a topology: `members` is the [[cluster.member]] part.
 inline std::string SplitRun(const std::string& out_dir, const std::string& members, const std::string& mode,
-                            int samples = 6144) {
+                            int samples = 6144, const std::string& cluster_extra = "") {
   return R"(
 [run]
 name = "split"
@@ -43,7 +43,7 @@ secret = ")" + kTestSecret + R"("
 heartbeat_ms = 100
 peer_timeout_ms = 3000
 join_timeout_ms = 30000
-)" + members;
+)" + cluster_extra + members;
 }
 
 inline std::string Member(const std::string& name, uint16_t port, const std::string& roles, const std::string& extra = "") {

@@ -141,6 +141,17 @@ TEST_CASE("a missing secret file is an error naming the resolved file", "[config
                         dir.path() + "/sub/nope.secret\": No such file or directory"));
 }
 
+TEST_CASE("cluster.collective takes tls or gloo, and an unknown one names the key", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "secret = \"0123456789abcdef-test\"",
+                             "secret = \"0123456789abcdef-test\"\ncollective = \"nccl\"");
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path),
+               Contains(At(path, text, "\"nccl\"") + "cluster.collective: expected one of tls, gloo; got \"nccl\""));
+  REQUIRE(ParseConfig(kValid, "").cluster.collective == "tls");
+  REQUIRE(ParseConfig(Replace(text, "\"nccl\"", "\"gloo\""), "").cluster.collective == "gloo");
+}
+
 TEST_CASE("a config without any secret says how to set one", "[configs]") {
   TempDir dir;
   std::string text = Replace(kValid, "secret = \"0123456789abcdef-test\"\n", "");

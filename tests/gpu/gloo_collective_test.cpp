@@ -26,6 +26,7 @@ namespace actorrec::gpu {
 namespace {
 
 using testing::RunGlooGroup;
+using testing::SameBits;
 using testing::UniquePrefix;
 
 // Values spread over many binades so that the order of additions shows in
@@ -33,10 +34,6 @@ using testing::UniquePrefix;
 float SpreadValue(data::gen::Rng& rng) {
   const int exponent = static_cast<int>(rng.Below(41)) - 20;
   return static_cast<float>(std::ldexp(rng.Normal(), exponent));
-}
-
-bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 }  // namespace

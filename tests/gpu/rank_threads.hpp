@@ -4,6 +4,8 @@
 #pragma once
 
 #include <atomic>
+#include <cmath>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -11,9 +13,29 @@
 #include <unistd.h>
 #include <vector>
 
+#include "base/status.hpp"
+#include "data/gen/random.hpp"
 #include "gpu/gloo_collective.hpp"
 
 namespace actorrec::gpu::testing {
+
+// Values over many binades (and signed zeros), so that the order of the
+// additions shows in the low bits.
+inline std::vector<float> Inputs(uint64_t seed, uint32_t rank, size_t n) {
+  data::gen::Rng rng(seed * 1000 + rank);
+  std::vector<float> x(n);
+  for (float& v : x) {
+    const uint64_t kind = rng.Below(20);
+    v = kind == 0   ? 0.0f
+        : kind == 1 ? -0.0f
+                    : static_cast<float>(std::ldexp(rng.Normal(), static_cast<int>(rng.Below(41)) - 20));
+  }
+  return x;
+}
+
+inline bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+}
 
 // A store key prefix no other group of this process uses.
 inline std::string UniquePrefix() {
@@ -21,34 +43,47 @@ inline std::string UniquePrefix() {
   return "gloo-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
 }
 
-// Connects `w` Gloo ranks (threads) and runs body(rank, collective) on
-// each; a rank that fails to connect records its status instead.
-inline std::vector<Status> RunGlooGroup(uint32_t w, size_t chunk,
-                                        const std::function<void(uint32_t, Collective&)>& body,
-                                        std::shared_ptr<gloo::rendezvous::Store> store = nullptr) {
-  if (!store) store = MakeInProcessStore();
-  const std::string prefix = UniquePrefix();
-  std::vector<Status> connect(w);
+// Runs `w` ranks as threads: each connects with connect(rank) and runs
+// body(rank, collective); a rank that fails to connect records its status
+// instead (returned per rank).
+inline std::vector<Status> RunRanks(uint32_t w,
+                                    const std::function<Result<std::unique_ptr<Collective>>(uint32_t)>& connect,
+                                    const std::function<void(uint32_t, Collective&)>& body) {
+  std::vector<Status> connected(w);
   std::vector<std::thread> threads;
   for (uint32_t r = 0; r < w; ++r) {
     threads.emplace_back([&, r] {
-      GlooOptions o;
-      o.rank = r;
-      o.size = w;
-      o.store = store;
-      o.prefix = prefix;
-      o.timeout = std::chrono::milliseconds(10000);
-      o.chunk_floats = chunk;
-      auto c = ConnectGloo(o);
+      auto c = connect(r);
       if (!c.ok()) {
-        connect[r] = c.status();
+        connected[r] = c.status();
         return;
       }
       body(r, **c);
     });
   }
   for (auto& t : threads) t.join();
-  return connect;
+  return connected;
+}
+
+// Connects `w` Gloo ranks (threads) and runs body(rank, collective) on each.
+inline std::vector<Status> RunGlooGroup(uint32_t w, size_t chunk,
+                                        const std::function<void(uint32_t, Collective&)>& body,
+                                        std::shared_ptr<gloo::rendezvous::Store> store = nullptr) {
+  if (!store) store = MakeInProcessStore();
+  const std::string prefix = UniquePrefix();
+  return RunRanks(
+      w,
+      [&](uint32_t r) {
+        GlooOptions o;
+        o.rank = r;
+        o.size = w;
+        o.store = store;
+        o.prefix = prefix;
+        o.timeout = std::chrono::milliseconds(10000);
+        o.chunk_floats = chunk;
+        return ConnectGloo(o);
+      },
+      body);
 }
 
 }  // namespace actorrec::gpu::testing

@@ -22,6 +22,9 @@
 namespace actorrec::gpu {
 namespace {
 
+using testing::Inputs;
+using testing::SameBits;
+
 // Runs body(rank, collective) on `w` threads of one group.
 void RunShared(uint32_t w, std::chrono::milliseconds timeout, const std::function<void(uint32_t, Collective&)>& body) {
   auto group = std::make_shared<SharedMemoryGroup>(w, timeout);
@@ -33,22 +36,6 @@ void RunShared(uint32_t w, std::chrono::milliseconds timeout, const std::functio
     });
   }
   for (auto& t : threads) t.join();
-}
-
-// Values over many binades (and signed zeros), so that the order of the
-// additions shows in the low bits.
-std::vector<float> Inputs(uint64_t seed, uint32_t rank, size_t n) {
-  data::gen::Rng rng(seed * 1000 + rank);
-  std::vector<float> x(n);
-  for (float& v : x) {
-    const uint64_t kind = rng.Below(20);
-    v = kind == 0 ? 0.0f : kind == 1 ? -0.0f : static_cast<float>(std::ldexp(rng.Normal(), static_cast<int>(rng.Below(41)) - 20));
-  }
-  return x;
-}
-
-bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 const std::vector<size_t> kSizes = {0, 1, 2, 3, 7, 64, 1000, 4097, 100003};

@@ -24,6 +24,7 @@ for the rows-per-iteration comparison with the paper.
   sudo tools/bench/cluster_bench.py --out runs/cluster_bench
   tools/bench/cluster_bench.py --quick        # a small run that checks the pipeline end to end
   tools/bench/cluster_bench.py --from-csv runs/cluster_bench/cluster_bench.csv   # table and plot again
+  sudo tools/bench/cluster_bench.py --collectives tls,gloo ...   # the trainers' sums over TLS and over Gloo, alternated
 
 The testbed limits each host's link, not its processor: on a small machine
 every member shares the same cores, and the times show that too.
@@ -58,7 +59,7 @@ def ms_key(seconds_key):
     return seconds_key[:-2] + "_ms"
 
 
-def topology(out_dir, model, mode, trainers, batch, batches, row_scale, cache_rows):
+def topology(out_dir, model, mode, trainers, batch, batches, row_scale, cache_rows, collective="tls"):
     text = f"""# Written by tools/bench/cluster_bench.py for one run on the testbed.
 [run]
 name = "bench"
@@ -87,6 +88,7 @@ secret = "{SECRET}"
 heartbeat_ms = 200
 peer_timeout_ms = 10000
 join_timeout_ms = 60000
+collective = "{collective}"
 """
 
     text += testbed.member_toml("a", "198.18.0.10", '"sampler", "oracle"')
@@ -135,13 +137,14 @@ def steady(batches, warmup, row_bytes, dim, mode):
     return m
 
 
-def run_one(args, model, mode, trainers, link, work):
-    name = f"{model}-W{trainers}-{link}-{mode}"
+def run_one(args, model, mode, trainers, link, work, collective="tls"):
+    name = f"{model}-W{trainers}-{link}-{mode}-{collective}"
     out_dir = os.path.join(work, name)
     os.makedirs(out_dir, exist_ok=True)
     cfg = os.path.join(out_dir, "cluster.toml")
     with open(cfg, "w") as f:
-        f.write(topology(out_dir, model, mode, trainers, args.batch, args.batches, args.row_scale, args.cache_rows))
+        f.write(topology(out_dir, model, mode, trainers, args.batch, args.batches, args.row_scale, args.cache_rows,
+                         collective))
     started = time.monotonic()
     codes, coordinator = testbed.run_cluster(cfg, args.binary, testbed.parse_rate(link), os.path.join(out_dir, "logs"),
                                              args.timeout)
@@ -150,22 +153,24 @@ def run_one(args, model, mode, trainers, link, work):
     batches, oracle, summary = read_metrics(os.path.join(out_dir, "metrics.jsonl"))
     row_bytes = oracle["bytes_per_row"] if oracle else 128
     m = steady(batches, args.warmup, row_bytes, 16, mode)
-    m.update(model=model, mode=mode, trainers=trainers, link=link, batches=len(batches),
+    m.update(model=model, mode=mode, trainers=trainers, link=link, collective=collective, batches=len(batches),
              wall_s=time.monotonic() - started, digest=summary.get("parameter_digest", "") if summary else "")
     return m
 
 
 def print_table(rows):
-    head = (f"{'model':7} {'W':>2} {'link':7} {'mode':13} {'ms/iter':>8} {'vs ideal':>8} {'wait':>6} {'fwd':>6} "
+    head = (f"{'model':7} {'W':>2} {'link':7} {'mode':13} {'coll':4} {'ms/iter':>8} {'vs ideal':>8} {'wait':>6} {'fwd':>6} "
             f"{'bwd':>6} {'sync':>6} {'(dly)':>6} {'opt':>5} | {'crit rows':>9} {'dly rows':>9} {'priv':>7} "
             f"{'fetched':>8} {'crit MB':>7} {'bg MB':>7}")
     print(head)
     print("-" * len(head))
-    ideal = {(r["model"], r["trainers"], r["link"]): r["iteration_ms"] for r in rows if r["mode"] == "ideal"}
+    ideal = {(r["model"], r["trainers"], r["link"], r.get("collective", "tls")): r["iteration_ms"]
+             for r in rows if r["mode"] == "ideal"}
     for r in rows:
-        base = ideal.get((r["model"], r["trainers"], r["link"]))
+        base = ideal.get((r["model"], r["trainers"], r["link"], r.get("collective", "tls")))
         vs = f"{r['iteration_ms'] / base:8.2f}" if base else f"{'-':>8}"
-        print(f"{r['model']:7} {r['trainers']:>2} {r['link']:7} {r['mode']:13} {r['iteration_ms']:8.1f} {vs} "
+        print(f"{r['model']:7} {r['trainers']:>2} {r['link']:7} {r['mode']:13} {r.get('collective', 'tls'):4} "
+              f"{r['iteration_ms']:8.1f} {vs} "
               f"{r['fetch_ms']:6.1f} {r['forward_ms']:6.1f} {r['backward_ms']:6.1f} {r['dense_sync_ms']:6.1f} "
               f"{r['exposed_delayed_ms']:6.1f} {r['optimizer_ms']:5.1f} | {r['critical_rows']:9.0f} "
               f"{r['delayed_rows']:9.0f} {r['private_rows']:7.0f} {r['fetched_rows']:8.0f} "
@@ -185,7 +190,7 @@ def write_svg(rows, path):
            f'(each phase: the largest among trainers)</text>']
     y = top
     for r in rows:
-        label = f"{r['model']} W={r['trainers']} {r['link']} {r['mode']}"
+        label = f"{r['model']} W={r['trainers']} {r['link']} {r['mode']} {r.get('collective', 'tls')}"
         out.append(f'<text x="{left - 6}" y="{y + bar_h - 4}" text-anchor="end">{label}</text>')
         x = left
         for (key, _), color in zip(PHASES, colors):
@@ -231,11 +236,11 @@ def bagpipe_rows(args, work):
     return rows
 
 
-FIELDS = ["model", "trainers", "link", "mode", "iteration_ms", "fetch_ms", "forward_ms", "backward_ms",
+FIELDS = ["model", "trainers", "link", "mode", "collective", "iteration_ms", "fetch_ms", "forward_ms", "backward_ms",
           "dense_sync_ms", "exposed_delayed_ms", "optimizer_ms", "unique_rows", "fetched_rows", "written_rows",
           "critical_rows", "delayed_rows", "private_rows", "critical_path_bytes", "background_bytes", "batches",
           "digest"]
-TEXT_FIELDS = {"model", "link", "mode", "digest"}
+TEXT_FIELDS = {"model", "link", "mode", "collective", "digest"}
 
 
 def replot(path):
@@ -267,6 +272,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=4, help="iterations left out of the means")
     ap.add_argument("--row-scale", type=float, default=0.1, help="dataset.row_scale of the Criteo Kaggle tables")
     ap.add_argument("--cache-rows", type=int, default=1 << 20, help="training.cache_rows per trainer")
+    ap.add_argument("--collectives", default="tls", help="cluster.collective of the trainers' sums: tls, gloo or "
+                    "both (tls,gloo: each mode runs once with each, one after the other)")
     ap.add_argument("--timeout", type=float, default=900, help="seconds one run may take")
     ap.add_argument("--bagpipe-rows", action="store_true", help="also plan Bagpipe's setting with the oracle alone")
     ap.add_argument("--bagpipe-batches", type=int, default=20)
@@ -293,16 +300,22 @@ def main():
         if m not in MODES:
             print(f"cluster_bench: --modes: unknown mode {m!r} (one of {', '.join(MODES)})", file=sys.stderr)
             return 2
+    collectives = args.collectives.split(",")
+    for c in collectives:
+        if c not in ("tls", "gloo"):
+            print(f"cluster_bench: --collectives: unknown collective {c!r} (tls or gloo)", file=sys.stderr)
+            return 2
     rows = []
     try:
         for model in args.models.split(","):
             for trainers in (int(t) for t in args.trainers.split(",")):
                 for link in args.links.split(","):
                     for mode in modes:
-                        r = run_one(args, model, mode, trainers, link, work)
-                        print(f"  {model} W={trainers} {link} {mode}: {r['iteration_ms']:.1f} ms/iteration "
-                              f"({r['wall_s']:.0f} s)", file=sys.stderr, flush=True)
-                        rows.append(r)
+                        for collective in collectives:
+                            r = run_one(args, model, mode, trainers, link, work, collective)
+                            print(f"  {model} W={trainers} {link} {mode} {collective}: {r['iteration_ms']:.1f} "
+                                  f"ms/iteration ({r['wall_s']:.0f} s)", file=sys.stderr, flush=True)
+                            rows.append(r)
         bagpipe = bagpipe_rows(args, work) if args.bagpipe_rows else []
     except (RuntimeError, testbed.TestbedError) as e:
         print(f"cluster_bench: {e}", file=sys.stderr)
