@@ -217,6 +217,8 @@ const Meaning kMeanings[] = {
      "Silence after which a member counts as lost (at least 3 heartbeats)."},
     {"cluster", "join_timeout_ms", [](const Config& c) { return Int(c.cluster.join_timeout_ms); },
      "How long start-up waits for every member to join."},
+    {"cluster", "collective", [](const Config& c) { return Text(c.cluster.collective); },
+     "How trainer processes sum gradients: over mutual TLS keyed by the secret, or Gloo's plain TCP (a trusted network only; it logs a warning). Same bits either way."},
     {"cluster", "member", [](const Config&) { return std::string("(none)"); },
      "Required: one [[cluster.member]] table per process (below)."},
     // [[cluster.member]]
