@@ -336,34 +336,27 @@ void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetC
     Assign(t.Bool("shuffle"), &ds->shuffle);
   }
 
-  auto generator = t.Table("generator");
-  if (generator.present()) {
-    if (known && !generated) {
-      t.NotApplicable("generator", "applies only to source = \"generated\"");
-    } else {
-      ReadGenerator(generator, &ds->generator);
+  // A source's own sub-table: read when the source is `source` (or unknown,
+  // for its types), refused under another source, required under it when
+  // `required_hint` is given.
+  auto source_table = [&](std::string_view key, std::string_view source, const char* required_hint, auto read) {
+    TableReader sub = t.Table(key);
+    if (sub.present()) {
+      if (known && ds->source != source) {
+        t.NotApplicable(key, "applies only to source = " + Quote(source));
+      } else {
+        read(sub);
+      }
+    } else if (known && ds->source == source && required_hint != nullptr) {
+      t.Require(key, required_hint);
     }
-  }
-  auto csv = t.Table("csv");
-  if (csv.present()) {
-    if (known && ds->source != "csv") {
-      t.NotApplicable("csv", "applies only to source = \"csv\"");
-    } else {
-      ReadCsv(csv, &ds->csv);
-    }
-  } else if (known && ds->source == "csv") {
-    t.Require("csv", "required for source = \"csv\": a [dataset.csv] table describing the columns");
-  }
-  auto libfm = t.Table("libfm");
-  if (libfm.present()) {
-    if (known && ds->source != "libfm") {
-      t.NotApplicable("libfm", "applies only to source = \"libfm\"");
-    } else {
-      ReadLibfm(libfm, &ds->libfm);
-    }
-  } else if (known && ds->source == "libfm") {
-    t.Require("libfm", "required for source = \"libfm\": a [dataset.libfm] table with fields = <features per line>");
-  }
+  };
+  source_table("generator", "generated", nullptr, [&](TableReader& sub) { ReadGenerator(sub, &ds->generator); });
+  source_table("csv", "csv", "required for source = \"csv\": a [dataset.csv] table describing the columns",
+               [&](TableReader& sub) { ReadCsv(sub, &ds->csv); });
+  source_table("libfm", "libfm",
+               "required for source = \"libfm\": a [dataset.libfm] table with fields = <features per line>",
+               [&](TableReader& sub) { ReadLibfm(sub, &ds->libfm); });
   if (known && ds->source == "libfm" && ds->dense_features != 0) {
     t.Fail("dense_features", "expected 0 for source = \"libfm\" (its features are categorical ids); got " +
                                  std::to_string(ds->dense_features) + (t.Has("dense_features") ? "" : " (the default)"));
