@@ -16,6 +16,7 @@ packages=(
   libdnnl-dev           # oneDNN sgemm: the CPU backend prefers it (optional at build time)
   libgloo-dev           # CPU collectives
   libxxhash-dev         # checksums of data files and config digests
+  zlib1g-dev libzstd-dev  # gzip- and zstd-compressed text input
   libssl-dev            # HMAC-SHA256 for the cluster-secret handshake
   valgrind              # tests: runs actorrec on a CPU without AVX-512 (the vector clones' equality)
 )

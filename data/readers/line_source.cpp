@@ -8,7 +8,7 @@ namespace actorrec::data::readers {
 
 Result<LineSource> LineSource::Open(const std::string& path, size_t chunk_bytes, size_t max_line_bytes) {
   ACTORREC_ASSERT(chunk_bytes > 0 && max_line_bytes > 0, "chunk and line limits must be positive");
-  auto file = ReadFile::Open(path);
+  auto file = DecodedFile::Open(path);
   if (!file.ok()) return file.status();
   LineSource source(std::move(file).value(), chunk_bytes, max_line_bytes);
   if (Status s = source.Refill(); !s.ok()) return s;
@@ -16,7 +16,7 @@ Result<LineSource> LineSource::Open(const std::string& path, size_t chunk_bytes,
   return source;
 }
 
-LineSource::LineSource(ReadFile file, size_t chunk_bytes, size_t max_line_bytes)
+LineSource::LineSource(DecodedFile file, size_t chunk_bytes, size_t max_line_bytes)
     : file_(std::move(file)),
       chunk_bytes_(chunk_bytes),
       max_line_bytes_(max_line_bytes),

@@ -1,5 +1,5 @@
 // LineSource: the lines of one text file, read in large chunks with bounded
-// memory.
+// memory; a gzip or zstd file is decompressed on the way (decoded_file.hpp).
 //
 // The file is read kDefaultChunkBytes at a time into one buffer; a partial
 // line at the end of a chunk is carried over to the front before the next
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "base/status.hpp"
-#include "data/readers/posix_file.hpp"
+#include "data/readers/decoded_file.hpp"
 
 namespace actorrec::data::readers {
 
@@ -49,13 +49,13 @@ class LineSource {
   std::string Where() const { return path() + ":" + std::to_string(line_number_); }
 
  private:
-  LineSource(ReadFile file, size_t chunk_bytes, size_t max_line_bytes);
+  LineSource(DecodedFile file, size_t chunk_bytes, size_t max_line_bytes);
   // Moves the unread tail to the front and appends one more chunk.
   Status Refill();
   // Drops bytes up to and including the next newline (or the end).
   Status DiscardRestOfLine();
 
-  ReadFile file_;
+  DecodedFile file_;
   size_t chunk_bytes_;
   size_t max_line_bytes_;
   std::vector<char> buf_;  // chunk_bytes + max_line_bytes
