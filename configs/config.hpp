@@ -128,8 +128,13 @@ struct LibfmConfig {
 struct DatasetConfig {
   // generated | criteo_tsv | avazu_csv | dlrm_binary | torchrec_npy | csv | libfm | actorrec
   std::string source = "generated";
-  std::string path;                  // required unless source == generated; resolved
-  std::string eval_path;             // optional held-out split; resolved
+  // The files of each split, resolved and with globs expanded (sorted), in
+  // reading order; `path` and `eval_path` are the first of them (for names
+  // and messages), empty when the split has no file.
+  std::vector<std::string> paths;    // required unless source == generated
+  std::vector<std::string> eval_paths;
+  std::string path;
+  std::string eval_path;
   std::string preset = "criteo-kaggle";  // generated: criteo-kaggle | custom
   uint64_t samples = 0;              // generated: training samples, > 0
   uint64_t eval_samples = 0;         // generated: held-out samples

@@ -1,6 +1,8 @@
 // [run], [model], [optimizer], [dataset] and [training]; see sections.hpp.
 #include "configs/sections.hpp"
 
+#include <glob.h>
+
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -249,6 +251,31 @@ void ReadCsv(TableReader& t, CsvConfig* c) {
   t.Finish(kKeys);
 }
 
+// A split's files: a path or an array of them, each resolved against the
+// config's folder; a pattern with * ? or [ is expanded (sorted, as the shell
+// does), and one that matches nothing is a problem naming it.
+void ReadPaths(TableReader& t, std::string_view key, const std::filesystem::path& base_dir,
+               std::vector<std::string>* out) {
+  auto patterns = t.StringOrArray(key);
+  if (!patterns) return;
+  for (const std::string& pattern : *patterns) {
+    const std::string resolved = ResolvePath(base_dir, pattern);
+    if (resolved.find_first_of("*?[") == std::string::npos) {
+      out->push_back(resolved);  // a plain name: a missing file is named when it is opened
+      continue;
+    }
+    glob_t matches{};
+    const int rc = glob(resolved.c_str(), 0, nullptr, &matches);
+    if (rc == 0) {
+      for (size_t i = 0; i < matches.gl_pathc; ++i) out->push_back(matches.gl_pathv[i]);
+    } else {
+      t.Fail(key, "no file matches " + Quote(pattern) + (resolved != pattern ? " (" + resolved + ")" : "") +
+                      (rc == GLOB_NOMATCH ? "" : ": the folder cannot be read"));
+    }
+    globfree(&matches);
+  }
+}
+
 void ReadLibfm(TableReader& t, LibfmConfig* l) {
   if (t.Require("fields", "required: the features of every line, one embedding table each (e.g. fields = 10)")) {
     Assign(t.Int("fields", 1, 4096), &l->fields);
@@ -277,9 +304,21 @@ void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetC
   } else {
     if (!known || t.Require("path", "required for source = " + Quote(ds->source) +
                                         " (the training data, relative to this file)")) {
-      if (auto path = t.String("path")) ds->path = ResolvePath(base_dir, *path);
+      ReadPaths(t, "path", base_dir, &ds->paths);
     }
-    if (auto eval = t.String("eval_path")) ds->eval_path = ResolvePath(base_dir, *eval);
+    ReadPaths(t, "eval_path", base_dir, &ds->eval_paths);
+    if (!ds->paths.empty()) ds->path = ds->paths.front();
+    if (!ds->eval_paths.empty()) ds->eval_path = ds->eval_paths.front();
+    // One actorrec dataset is one file (a converted set of files is one
+    // dataset already).
+    if (known && ds->source == "actorrec") {
+      for (const auto& [key, files] : {std::pair{"path", &ds->paths}, std::pair{"eval_path", &ds->eval_paths}}) {
+        if (files->size() > 1) {
+          t.Fail(key, "expected one file for source = \"actorrec\"; got " + std::to_string(files->size()) +
+                          " (convert several text files into one dataset with `actorrec data convert`)");
+        }
+      }
+    }
   }
 
   if (!known || generated) {

@@ -296,6 +296,17 @@ std::optional<std::vector<std::string>> TableReader::StringArray(std::string_vie
   return out;
 }
 
+std::optional<std::vector<std::string>> TableReader::StringOrArray(std::string_view key, size_t max_size) {
+  Note(key, "a non-empty string or an array of 1 to " + std::to_string(max_size) + " of them");
+  const toml::node* node = table_ == nullptr ? nullptr : table_->get(key);
+  if (node == nullptr || node->as_array() == nullptr) {
+    auto one = String(key);
+    if (!one) return std::nullopt;
+    return std::vector<std::string>{*one};
+  }
+  return StringArray(key, max_size);
+}
+
 std::optional<std::vector<double>> TableReader::RealOrArray(std::string_view key, const RealRange& range,
                                                             size_t max_size) {
   Note(key, "a number or an array of 1 to " + std::to_string(max_size) + " numbers, each " + DescribeRealRange(range));

@@ -119,6 +119,8 @@ class TableReader {
   std::optional<bool> Bool(std::string_view key);
   // A non-empty array of non-empty strings, at most `max_size` of them.
   std::optional<std::vector<std::string>> StringArray(std::string_view key, size_t max_size = 4096);
+  // A non-empty string, or an array of 1 to `max_size` of them.
+  std::optional<std::vector<std::string>> StringOrArray(std::string_view key, size_t max_size = 4096);
   // A number in `range`, or a non-empty array of such numbers.
   std::optional<std::vector<double>> RealOrArray(std::string_view key, const RealRange& range, size_t max_size = 4096);
   // A string from `choices`; returns its index.

@@ -34,6 +34,7 @@ int RunPredict(const PredictFlags& flags) {
       return kExitUsage;
     }
     cfg.dataset.eval_path = flags.data;
+    cfg.dataset.eval_paths = {flags.data};
   } else if (cfg.dataset.source != "generated" && cfg.dataset.eval_path.empty()) {
     std::cerr << "actorrec predict: nothing to score: give --data FILE or set dataset.eval_path in " << cfg.path
               << "\n";

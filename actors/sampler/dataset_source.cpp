@@ -29,12 +29,13 @@ data::BadRecordPolicy PolicyOf(const config::DatasetConfig& ds) {
   return ds.on_bad_record == "skip" ? data::BadRecordPolicy::kSkip : data::BadRecordPolicy::kFail;
 }
 
-Result<std::string> SplitPath(const config::DatasetConfig& ds, Split split) {
-  if (split == Split::kTrain) return ds.path;
-  if (ds.eval_path.empty()) {
+// The files of `split`, in reading order.
+Result<std::vector<std::string>> SplitPaths(const config::DatasetConfig& ds, Split split) {
+  if (split == Split::kTrain) return ds.paths;
+  if (ds.eval_paths.empty()) {
     return Status::NotFound("dataset.eval_path is not set; add it to hold out an evaluation split");
   }
-  return ds.eval_path;
+  return ds.eval_paths;
 }
 
 Result<std::unique_ptr<data::readers::TextFormat>> TextFormatOf(const config::DatasetConfig& ds) {
@@ -78,7 +79,7 @@ Result<std::shared_ptr<const data::readers::CategoricalMapping>> MappingOf(const
   if (std::filesystem::exists(ds.mapping_file)) {
     auto loaded = r::CategoricalMapping::Load(ds.mapping_file);
     if (!loaded.ok()) return loaded.status();
-    auto files = r::IdentifyFiles({ds.path});
+    auto files = r::IdentifyFiles(ds.paths);
     if (!files.ok()) return files.status();
     if (Status st = loaded->CheckBuiltFrom(specs, *files); !st.ok()) {
       return Status::InvalidArgument("dataset.mapping_file " + ds.mapping_file +
@@ -87,7 +88,7 @@ Result<std::shared_ptr<const data::readers::CategoricalMapping>> MappingOf(const
     }
     return std::make_shared<const r::CategoricalMapping>(std::move(loaded.value()));
   }
-  auto built = r::BuildMapping({ds.path}, format, std::move(specs), PolicyOf(ds));
+  auto built = r::BuildMapping(ds.paths, format, std::move(specs), PolicyOf(ds));
   if (!built.ok()) return built.status();
   std::filesystem::create_directories(std::filesystem::path(ds.mapping_file).parent_path().empty()
                                           ? std::filesystem::path(".")
@@ -117,7 +118,9 @@ const char* SplitName(Split split) { return split == Split::kTrain ? "train" : "
 
 std::string SourceName(const config::Config& cfg, Split split) {
   if (cfg.dataset.source == "generated") return "the generated data";
-  return split == Split::kTrain ? cfg.dataset.path : cfg.dataset.eval_path;
+  const auto& files = split == Split::kTrain ? cfg.dataset.paths : cfg.dataset.eval_paths;
+  if (files.size() <= 1) return files.empty() ? std::string() : files.front();
+  return files.front() + " and " + std::to_string(files.size() - 1) + " more file" + (files.size() > 2 ? "s" : "");
 }
 
 Status CheckSchema(const config::Config& cfg, const data::DatasetSchema& schema) {
@@ -192,10 +195,10 @@ Result<std::unique_ptr<data::SampleReader>> OpenSplit(const config::Config& cfg,
     if (!gen.ok()) return gen.status();
     return ReaderPtr(std::move(gen.value()));
   }
-  auto path = SplitPath(ds, split);
-  if (!path.ok()) return path.status();
+  auto paths = SplitPaths(ds, split);
+  if (!paths.ok()) return paths.status();
   if (ds.source == "actorrec") {
-    auto file = data::format::DatasetFileReader::Open(*path, PolicyOf(ds));
+    auto file = data::format::DatasetFileReader::Open(paths->front(), PolicyOf(ds));
     if (!file.ok()) return file.status();
     return ReaderPtr(std::move(file.value()));
   }
@@ -203,19 +206,20 @@ Result<std::unique_ptr<data::SampleReader>> OpenSplit(const config::Config& cfg,
     r::DlrmBinaryOptions options;
     options.num_dense = static_cast<size_t>(ds.dense_features);
     options.table_rows = ds.table_rows;
-    return r::OpenDlrmBinary({*path}, options, PolicyOf(ds));
+    return r::OpenDlrmBinary(*paths, options, PolicyOf(ds));
   }
   if (ds.source == "torchrec_npy") {
     r::NpyTripletOptions options;
     options.table_rows = ds.table_rows;
-    r::NpyDayFiles files{*path + "_dense.npy", *path + "_sparse.npy", *path + "_labels.npy"};
-    return r::OpenNpyTriplets({files}, options, PolicyOf(ds));
+    std::vector<r::NpyDayFiles> days;
+    for (const std::string& day : *paths) days.push_back({day + "_dense.npy", day + "_sparse.npy", day + "_labels.npy"});
+    return r::OpenNpyTriplets(days, options, PolicyOf(ds));
   }
   auto format = TextFormatOf(ds);
   if (!format.ok()) return format.status();
   auto mapping = MappingOf(ds, format->get());
   if (!mapping.ok()) return mapping.status();
-  auto reader = r::TextReader::Open({*path}, std::move(format.value()), mapping.value(), PolicyOf(ds));
+  auto reader = r::TextReader::Open(*paths, std::move(format.value()), mapping.value(), PolicyOf(ds));
   if (!reader.ok()) return reader.status();
   return ReaderPtr(std::move(reader.value()));
 }
@@ -232,9 +236,9 @@ Result<std::unique_ptr<data::SampleReader>> OpenEpoch(const config::Config& cfg,
   // sample it made, 16 kB a batch of 2048 and 128 MiB at the cap, for
   // nothing.
   if (cfg.dataset.source != "actorrec") return OpenSplit(cfg, split, BayesRecord::kNone);
-  auto path = SplitPath(cfg.dataset, split);
-  if (!path.ok()) return path.status();
-  auto dataset = data::format::Dataset::Open(*path);
+  auto paths = SplitPaths(cfg.dataset, split);
+  if (!paths.ok()) return paths.status();
+  auto dataset = data::format::Dataset::Open(paths->front());
   if (!dataset.ok()) return dataset.status();
   data::format::EpochOptions options;
   options.seed = cfg.run.seed;

@@ -279,3 +279,57 @@ TEST_CASE("a saved mapping built from other data or with another min_count is re
     CHECK(OpenDatasetSplit(config("copy", 1), Split::kTrain).ok());
   }
 }
+
+TEST_CASE("a split may be several files or a glob, gzip-compressed, read in sorted order as one stream", "[data]") {
+  TempDir dir;
+  std::filesystem::create_directories(dir.File("days"));
+  std::string all;
+  for (int day = 0; day < 3; ++day) {
+    std::string tsv;
+    for (uint32_t i = 0; i < 50; ++i) {
+      tsv += std::to_string((i + day) % 3 == 0);
+      for (int j = 0; j < 13; ++j) tsv.append("\t").append(std::to_string(int(i * j + day)));
+      for (int j = 0; j < 26; ++j) tsv.append("\t").append(Hex((i + day) % (j + 3) * 2654435761u));
+      tsv += "\n";
+    }
+    all += tsv;
+    WriteBytes(dir.File("days/day_" + std::to_string(day)), tsv);
+    // The same day gzip-compressed by the system's gzip, as Criteo Terabyte ships it.
+    REQUIRE(std::system(("gzip -c " + dir.File("days/day_" + std::to_string(day)) + " > " +
+                         dir.File("days/day_" + std::to_string(day) + ".gz"))
+                            .c_str()) == 0);
+  }
+  WriteBytes(dir.File("all.tsv"), all);
+  const std::string keys = "\ncategorical = \"hash\"\nhash_rows = 97\nsource = \"criteo_tsv\"\n";
+  auto read = [&](const std::string& path_value) {
+    auto split = OpenDatasetSplit(ConfigWith(dir, "path = " + path_value + keys), Split::kTrain);
+    INFO(path_value);
+    REQUIRE(split.ok());
+    return ReadAll(**split);
+  };
+  const data::SampleBlock want = read("\"all.tsv\"");
+  REQUIRE(want.size() == 150);
+  CHECK(read("\"days/day_?.gz\"") == want);
+  CHECK(read("[\"days/day_0\", \"days/day_1.gz\", \"days/day_2\"]") == want);
+  CHECK(read("[\"days/day_[0-1].gz\", \"days/day_2.gz\"]") == want);
+  // Conversion of the glob names every file it read in the dataset's identity.
+  CheckRoundTrip(ConfigWith(dir, "path = \"days/day_*.gz\"" + keys), dir, 150, 26);
+}
+
+TEST_CASE("a glob that matches nothing, or several files for an actorrec dataset, is a config error", "[data]") {
+  TempDir dir;
+  WriteBytes(dir.File("a.ards"), "x");
+  WriteBytes(dir.File("b.ards"), "x");
+  try {
+    ConfigWith(dir, "source = \"criteo_tsv\"\npath = \"days/day_*.gz\"");
+    FAIL("loaded");
+  } catch (const config::ConfigError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("dataset.path: no file matches \"days/day_*.gz\""));
+  }
+  try {
+    ConfigWith(dir, "source = \"actorrec\"\npath = \"*.ards\"");
+    FAIL("loaded");
+  } catch (const config::ConfigError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("dataset.path: expected one file for source = \"actorrec\"; got 2"));
+  }
+}
