@@ -55,6 +55,10 @@ bool DatasetConfig::raw_text() const {
   return source == "criteo_tsv" || source == "avazu_csv" || source == "csv" || source == "libfm";
 }
 
+bool DatasetConfig::has_eval() const {
+  return source == "generated" ? eval_samples > 0 : !eval_paths.empty() || eval_fraction > 0;
+}
+
 bool Member::Has(Role r) const { return std::find(roles.begin(), roles.end(), r) != roles.end(); }
 
 int ClusterConfig::TotalTrainers() const {

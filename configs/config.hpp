@@ -135,6 +135,9 @@ struct DatasetConfig {
   std::vector<std::string> eval_paths;
   std::string path;
   std::string eval_path;
+  // Without eval_path: hold out this fraction of the training files' samples
+  // for evaluation, by a fixed rule on their position (data/holdout.hpp).
+  double eval_fraction = 0.0;
   std::string preset = "criteo-kaggle";  // generated: criteo-kaggle | custom
   uint64_t samples = 0;              // generated: training samples, > 0
   uint64_t eval_samples = 0;         // generated: held-out samples
@@ -155,6 +158,9 @@ struct DatasetConfig {
   // Raw text read line by line, whose categorical values become rows through
   // a mapping: criteo_tsv, avazu_csv, csv and libfm.
   bool raw_text() const;
+  // Whether there is an evaluation split: eval_samples of generated data,
+  // else eval_path or eval_fraction.
+  bool has_eval() const;
 };
 
 struct TrainingConfig {

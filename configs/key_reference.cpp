@@ -102,6 +102,8 @@ const Meaning kMeanings[] = {
      "Files only, required: the training data, relative to the config file: a path, a glob (day_*.gz: sorted) or an array of them, read in order as one stream; text may be gzip or zstd."},
     {"dataset", "eval_path", [](const Config&) { return std::string("(none)"); },
      "Files only: the held-out data (one or more files, as path) evaluated at the end and every training.eval_every batches; no evaluation without it."},
+    {"dataset", "eval_fraction", [](const Config& c) { return Real(c.dataset.eval_fraction); },
+     "Files without eval_path: hold out this fraction of path's samples for evaluation (training never sees them), by a fixed rule on each sample's position, the same for every run and seed."},
     {"dataset", "preset", [](const Config& c) { return Text(c.dataset.preset); },
      "Generated only: the tables' cardinalities and skew (Criteo Kaggle's 26 tables), or custom (table_rows)."},
     {"dataset", "samples", [](const Config& c) { return Int(static_cast<int64_t>(c.dataset.samples)); },

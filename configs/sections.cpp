@@ -301,6 +301,7 @@ void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetC
         "applies only to datasets read from files (source other than \"generated\")";
     t.NotApplicable("path", kWhy);
     t.NotApplicable("eval_path", kWhy);
+    t.NotApplicable("eval_fraction", "applies only to datasets read from files (generated data has eval_samples)");
   } else {
     if (!known || t.Require("path", "required for source = " + Quote(ds->source) +
                                         " (the training data, relative to this file)")) {
@@ -309,6 +310,16 @@ void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetC
     ReadPaths(t, "eval_path", base_dir, &ds->eval_paths);
     if (!ds->paths.empty()) ds->path = ds->paths.front();
     if (!ds->eval_paths.empty()) ds->eval_path = ds->eval_paths.front();
+    Assign(t.Real("eval_fraction", kUnitOpenRight), &ds->eval_fraction);
+    if (ds->eval_fraction > 0 && t.Has("eval_path")) {
+      t.Fail("eval_fraction", "expected eval_path or eval_fraction, not both: eval_fraction holds out part of path "
+                              "for evaluation when there is no eval_path");
+    }
+    if (known && ds->eval_fraction > 0 && ds->source == "actorrec") {
+      t.Fail("eval_fraction", "does not apply to source = \"actorrec\": hold out when converting (`actorrec data "
+                              "convert` with eval_fraction, once with --split train and once with --split eval) and "
+                              "give the eval file as eval_path");
+    }
     // One actorrec dataset is one file (a converted set of files is one
     // dataset already).
     if (known && ds->source == "actorrec") {
@@ -401,7 +412,7 @@ void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetC
                                  std::to_string(ds->dense_features) + (t.Has("dense_features") ? "" : " (the default)"));
   }
   static constexpr std::string_view kKeys[] = {
-      "source",  "path",       "eval_path",  "preset",        "samples", "eval_samples",
+      "source",  "path",       "eval_path",  "eval_fraction", "preset",        "samples", "eval_samples",
       "dense_features", "table_rows", "row_scale", "on_bad_record", "categorical", "min_count",
       "hash_rows", "mapping_file", "shuffle", "generator", "csv", "libfm"};
   t.Finish(kKeys);

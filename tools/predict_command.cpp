@@ -35,9 +35,10 @@ int RunPredict(const PredictFlags& flags) {
     }
     cfg.dataset.eval_path = flags.data;
     cfg.dataset.eval_paths = {flags.data};
-  } else if (cfg.dataset.source != "generated" && cfg.dataset.eval_path.empty()) {
-    std::cerr << "actorrec predict: nothing to score: give --data FILE or set dataset.eval_path in " << cfg.path
-              << "\n";
+    cfg.dataset.eval_fraction = 0;  // --data is the whole eval split
+  } else if (cfg.dataset.source != "generated" && !cfg.dataset.has_eval()) {
+    std::cerr << "actorrec predict: nothing to score: give --data FILE or set dataset.eval_path (or eval_fraction) in "
+              << cfg.path << "\n";
     return kExitUsage;
   }
   auto parts = trainer::RunParts::Create(cfg);

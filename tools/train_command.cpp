@@ -499,7 +499,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
     if (Status st = run.Finish(); !st.ok()) {
       err << "actorrec train: " << st.message() << "\n";
       code = kExitFailure;
-    } else if (cfg.dataset.source == "generated" ? cfg.dataset.eval_samples > 0 : !cfg.dataset.eval_path.empty()) {
+    } else if (cfg.dataset.has_eval()) {
       if (!evaluate("final")) code = kExitFailure;
     }
     if (code == kExitOk && !options.checkpoint_dir.empty() && !checkpoint("final")) code = kExitFailure;

@@ -12,6 +12,7 @@
 #include "data/readers/csv_schema.hpp"
 #include "data/readers/dlrm_binary_reader.hpp"
 #include "data/readers/libfm.hpp"
+#include "data/holdout.hpp"
 #include "data/readers/npy_triplet_reader.hpp"
 #include "data/readers/text_reader.hpp"
 
@@ -179,8 +180,10 @@ namespace {
 // computed from (8 bytes a sample, up to GeneratorOptions::auc_sample_cap).
 enum class BayesRecord { kKeep, kNone };
 
+Result<std::unique_ptr<data::SampleReader>> OpenFiles(const config::DatasetConfig& ds,
+                                                      const std::vector<std::string>& paths);
+
 Result<std::unique_ptr<data::SampleReader>> OpenSplit(const config::Config& cfg, Split split, BayesRecord record) {
-  namespace r = data::readers;
   const auto& ds = cfg.dataset;
   using ReaderPtr = std::unique_ptr<data::SampleReader>;
   if (ds.source == "generated") {
@@ -195,10 +198,25 @@ Result<std::unique_ptr<data::SampleReader>> OpenSplit(const config::Config& cfg,
     if (!gen.ok()) return gen.status();
     return ReaderPtr(std::move(gen.value()));
   }
+  // dataset.eval_fraction: both splits read the training files, each keeping
+  // its side of the fixed hold-out rule (data/holdout.hpp).
+  if (ds.eval_fraction > 0) {
+    auto whole = OpenFiles(ds, ds.paths);
+    if (!whole.ok()) return whole.status();
+    return data::HoldOutSplit(std::move(whole).value(), ds.eval_fraction, split == Split::kEval);
+  }
   auto paths = SplitPaths(ds, split);
   if (!paths.ok()) return paths.status();
+  return OpenFiles(ds, *paths);
+}
+
+// The samples of `paths`, in order, as the configured file source reads them.
+Result<std::unique_ptr<data::SampleReader>> OpenFiles(const config::DatasetConfig& ds,
+                                                      const std::vector<std::string>& paths) {
+  namespace r = data::readers;
+  using ReaderPtr = std::unique_ptr<data::SampleReader>;
   if (ds.source == "actorrec") {
-    auto file = data::format::DatasetFileReader::Open(paths->front(), PolicyOf(ds));
+    auto file = data::format::DatasetFileReader::Open(paths.front(), PolicyOf(ds));
     if (!file.ok()) return file.status();
     return ReaderPtr(std::move(file.value()));
   }
@@ -206,20 +224,20 @@ Result<std::unique_ptr<data::SampleReader>> OpenSplit(const config::Config& cfg,
     r::DlrmBinaryOptions options;
     options.num_dense = static_cast<size_t>(ds.dense_features);
     options.table_rows = ds.table_rows;
-    return r::OpenDlrmBinary(*paths, options, PolicyOf(ds));
+    return r::OpenDlrmBinary(paths, options, PolicyOf(ds));
   }
   if (ds.source == "torchrec_npy") {
     r::NpyTripletOptions options;
     options.table_rows = ds.table_rows;
     std::vector<r::NpyDayFiles> days;
-    for (const std::string& day : *paths) days.push_back({day + "_dense.npy", day + "_sparse.npy", day + "_labels.npy"});
+    for (const std::string& day : paths) days.push_back({day + "_dense.npy", day + "_sparse.npy", day + "_labels.npy"});
     return r::OpenNpyTriplets(days, options, PolicyOf(ds));
   }
   auto format = TextFormatOf(ds);
   if (!format.ok()) return format.status();
   auto mapping = MappingOf(ds, format->get());
   if (!mapping.ok()) return mapping.status();
-  auto reader = r::TextReader::Open(*paths, std::move(format.value()), mapping.value(), PolicyOf(ds));
+  auto reader = r::TextReader::Open(paths, std::move(format.value()), mapping.value(), PolicyOf(ds));
   if (!reader.ok()) return reader.status();
   return ReaderPtr(std::move(reader.value()));
 }

@@ -333,3 +333,49 @@ TEST_CASE("a glob that matches nothing, or several files for an actorrec dataset
     CHECK_THAT(std::string(e.what()), Catch::Contains("dataset.path: expected one file for source = \"actorrec\"; got 2"));
   }
 }
+
+TEST_CASE("eval_fraction holds out part of the training files: the splits are disjoint and make up the whole", "[data]") {
+  TempDir dir;
+  std::string tsv;
+  for (uint32_t i = 0; i < 400; ++i) {
+    tsv += std::to_string(i % 2);
+    // Dense feature 1 numbers the samples (log1p of it comes back, exactly distinct).
+    for (int j = 0; j < 13; ++j) tsv.append("\t").append(std::to_string(j == 0 ? int(i) : j));
+    for (int j = 0; j < 26; ++j) tsv.append("\t").append(Hex(i % (j + 3) * 2654435761u));
+    tsv += "\n";
+  }
+  WriteBytes(dir.File("train.tsv"), tsv);
+  const auto cfg = ConfigWith(dir, "source = \"criteo_tsv\"\npath = \"train.tsv\"\neval_fraction = 0.25\n"
+                                   "categorical = \"hash\"\nhash_rows = 97");
+  REQUIRE(cfg.dataset.has_eval());
+  auto train = OpenDatasetSplit(cfg, Split::kTrain);
+  auto eval = OpenDatasetSplit(cfg, Split::kEval);
+  REQUIRE(train.ok());
+  REQUIRE(eval.ok());
+  const data::SampleBlock a = ReadAll(**train), b = ReadAll(**eval);
+  REQUIRE(a.size() + b.size() == 400);
+  CHECK(b.size() > 60);
+  CHECK(b.size() < 140);
+  std::vector<float> seen;
+  for (size_t i = 0; i < a.size(); ++i) seen.push_back(a.dense[i * 13]);
+  for (size_t i = 0; i < b.size(); ++i) seen.push_back(b.dense[i * 13]);
+  std::sort(seen.begin(), seen.end());
+  CHECK(std::adjacent_find(seen.begin(), seen.end()) == seen.end());  // no sample on both sides
+}
+
+TEST_CASE("eval_fraction with an eval_path, or for an actorrec file, is a config error", "[data]") {
+  TempDir dir;
+  WriteBytes(dir.File("a.ards"), "x");
+  for (const auto& [dataset, message] :
+       {std::pair{std::string("source = \"criteo_tsv\"\npath = \"t\"\neval_path = \"e\"\neval_fraction = 0.1"),
+                  std::string("dataset.eval_fraction: expected eval_path or eval_fraction, not both")},
+        std::pair{std::string("source = \"actorrec\"\npath = \"a.ards\"\neval_fraction = 0.1"),
+                  std::string("dataset.eval_fraction: does not apply to source = \"actorrec\"")}}) {
+    try {
+      ConfigWith(dir, dataset);
+      FAIL("loaded");
+    } catch (const config::ConfigError& e) {
+      CHECK_THAT(std::string(e.what()), Catch::Contains(message));
+    }
+  }
+}
