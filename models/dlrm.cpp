@@ -115,8 +115,7 @@ namespace {
 //   dP_a = Σ_b G_ab P_b, b ascending from 0, then + g_a0 z (with z only);
 //   dz = dr[0, d) + Σ_a g_a0 P_a, a ascending (with z only).
 // Without dense features (z and dz null) the pairs start at dr[0] and no
-// z term is added, not even a zero one (0·z would turn an infinite z into
-// NaN, and +0 would change a −0 sum).
+// z term is added.
 // V is Lanes when d is a multiple of kLanes, else float: the same sums in
 // the same order either way. G is scratch of T × T floats.
 template <class V>
