@@ -233,12 +233,14 @@ Config Parse(std::string_view text, const std::string& name, const std::filesyst
   TableReader document(&root, "", &problems);
   TableReader run = document.Table("run");
   ReadRun(run, &config.run);
-  TableReader model = document.Table("model");
-  ReadModel(model, &config.model);
-  TableReader optimizer = document.Table("optimizer");
-  ReadOptimizer(optimizer, &config.optimizer);
+  // [dataset] before [model]: which model keys apply depends on its dense
+  // features. Problems are reported in line order whatever the reading order.
   TableReader dataset = document.Table("dataset");
   ReadDataset(dataset, base_dir, &config.dataset);
+  TableReader model = document.Table("model");
+  ReadModel(model, config.dataset.dense_features, &config.model);
+  TableReader optimizer = document.Table("optimizer");
+  ReadOptimizer(optimizer, &config.optimizer);
   TableReader training = document.Table("training");
   ReadTraining(training, &config.training);
   TableReader cluster = document.Table("cluster");

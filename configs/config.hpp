@@ -65,7 +65,7 @@ struct RunConfig {
 struct ModelConfig {
   ModelKind kind = ModelKind::kDlrm;
   int embedding_dim = 16;            // 1..1024
-  std::vector<int> bottom_mlp;       // dlrm: dense -> ...; last == embedding_dim
+  std::vector<int> bottom_mlp;       // dlrm: dense -> ...; last == embedding_dim; empty without dense
   std::vector<int> top_mlp;          // dlrm: interaction -> ...; last == 1
   std::vector<int> deep_mlp;         // wide_deep, deepfm, dcn: hidden sizes, last == 1
   int cross_layers = 0;              // dcn: >= 1

@@ -69,7 +69,9 @@ const Meaning kMeanings[] = {
     {"model", "pooling", [](const Config& c) { return Text(c.model.pooling); },
      "How the rows of a multi-valued feature combine into one vector."},
     {"model", "bottom_mlp", [](const Config& c) { return List(c.model.bottom_mlp); },
-     "DLRM only, required: the widths of the MLP over the dense features; the last equals embedding_dim."},
+     "DLRM only: the widths of the MLP over the dense features; the last equals embedding_dim. Required with "
+     "dense features; absent when dataset.dense_features = 0 (no bottom MLP: the interaction pairs the embeddings "
+     "alone)."},
     {"model", "top_mlp", [](const Config& c) { return List(c.model.top_mlp); },
      "DLRM only, required: the widths of the MLP over the interaction; the last is 1 (the logit)."},
     {"model", "deep_mlp", [](const Config& c) { return List(c.model.deep_mlp); },

@@ -55,7 +55,9 @@ std::pair<uint64_t, std::string_view> DenseWeights(const Config& c) {
   };
   if (c.model.kind == ModelKind::kDlrm) {
     add("bottom_mlp", MlpWeights(dense, c.model.bottom_mlp));
-    add("top_mlp", MlpWeights(dim, c.model.top_mlp));
+    // The interaction at one table is z alone (dim floats); without dense
+    // features, at two tables, their one pair.
+    add("top_mlp", MlpWeights(dense > 0 ? dim : 1, c.model.top_mlp));
   } else {
     add("deep_mlp", MlpWeights(dense + dim, c.model.deep_mlp));
   }

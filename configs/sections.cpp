@@ -102,7 +102,7 @@ void ReadRun(TableReader& t, RunConfig* run) {
 
 // ---------------------------------------------------------------- [model]
 
-void ReadModel(TableReader& t, ModelConfig* model) {
+void ReadModel(TableReader& t, int dense_features, ModelConfig* model) {
   auto kind = t.Choice("kind", kModelKindNames);
   if (kind) model->kind = static_cast<ModelKind>(*kind);
   auto dim = t.Int("embedding_dim", 1, 1024);
@@ -120,8 +120,14 @@ void ReadModel(TableReader& t, ModelConfig* model) {
     if (auto sizes = t.IntArray(key, 1, kMaxLayerWidth)) *out = ToInts(*sizes);
   };
   if (!known || dlrm) {
-    if (!known || t.Require("bottom_mlp", "required for " + kind_text +
-                                              " (e.g. bottom_mlp = [512, 256, 64, 16])")) {
+    // The bottom MLP reads the dense features: without any, DLRM has none.
+    if (known && dense_features == 0) {
+      t.NotApplicable("bottom_mlp",
+                      "applies only with dense features; dataset.dense_features = 0, so DLRM has no bottom MLP "
+                      "and its interaction pairs the embeddings alone");
+    } else if (!known || t.Require("bottom_mlp", "required for " + kind_text + " with dense features "
+                                                     "(dataset.dense_features = " + std::to_string(dense_features) +
+                                                     "; e.g. bottom_mlp = [512, 256, 64, 16])")) {
       read_mlp("bottom_mlp", &model->bottom_mlp);
     }
     if (!known || t.Require("top_mlp", "required for " + kind_text + " (e.g. top_mlp = [512, 256, 1])")) {

@@ -1,7 +1,9 @@
 // Readers for the sections of a config file. Each fills its struct from one
 // TableReader, keeps the struct's default for an absent key, records every
 // problem in the reader's ProblemList, and reports the table's unknown keys.
-// Checks that span sections (batch size vs trainers) live in config.cpp.
+// Checks that span sections (batch size vs trainers) live in config.cpp,
+// except which keys apply: ReadModel takes the dataset's dense feature count,
+// since DLRM has a bottom MLP only with dense features.
 #pragma once
 
 #include <filesystem>
@@ -14,7 +16,9 @@
 namespace actorrec::config {
 
 void ReadRun(TableReader& table, RunConfig* run);
-void ReadModel(TableReader& table, ModelConfig* model);
+// `dense_features` is [dataset]'s (read first): DLRM's bottom_mlp is required
+// with dense features and refused without.
+void ReadModel(TableReader& table, int dense_features, ModelConfig* model);
 void ReadOptimizer(TableReader& table, OptimizerConfig* optimizer);
 // Relative paths resolve against `base_dir` (empty: the working directory).
 void ReadDataset(TableReader& table, const std::filesystem::path& base_dir, DatasetConfig* dataset);

@@ -1,4 +1,6 @@
-// DLRM (Naumov et al. 2019): bottom MLP, pairwise dot interaction, top MLP.
+// DLRM (Naumov et al. 2019): bottom MLP, pairwise dot interaction, top MLP;
+// without dense features, no bottom MLP and the interaction over the
+// embeddings alone.
 //
 // The interaction runs as direct loops that vectorize across dot products
 // (forward) and across the embedding dimension (backward), compiled for the
@@ -20,7 +22,8 @@ namespace actorrec::models {
 namespace {
 
 // The interaction is two small matrix products per sample, F·Fᵀ forward
-// and G·P backward (F the sample's T + 1 vectors, G the pair gradients),
+// and G·P backward (F the sample's T + 1 vectors, T without dense
+// features; G the pair gradients),
 // written out here: at T = 26, D = 16 a library call per sample cost more
 // than its arithmetic. Each product keeps kRows × kLanes sums in vector
 // registers: kLanes outputs per vector operation, and kRows independent
@@ -57,31 +60,33 @@ template <class V>
 
 }  // namespace
 
-// The interaction's outputs for n samples, `width` floats each: z_i, then
-// for a = 1 … T the dot products ⟨F_a, F_b⟩ for b = 0 … a−1, where F_0 = z_i
-// and F_a is the pooled embedding of table a−1. Every dot product sums its d
-// products in k order from 0. The sample's vectors are first transposed into
-// `columns` (d rows of Fp = T + 1 rounded up to kLanes floats), so that one
-// vector of a column row advances kLanes dot products by one k.
+// The interaction's outputs for n samples, `width` floats each. With dense
+// features F = [z_i, e_1 … e_T] and the output starts with z_i; without
+// (z null) F = [e_1 … e_T] and the output is the pairs alone. Then for
+// a = 1 … |F| − 1 the dot products ⟨F_a, F_b⟩ for b = 0 … a−1. Every dot
+// product sums its d products in k order from 0. The sample's vectors are
+// first transposed into `columns` (d rows of Fp = |F| rounded up to kLanes
+// floats), so that one vector of a column row advances kLanes dot products
+// by one k.
 ACTORREC_VECTOR_CLONES
 void InteractionForward(const float* z, const float* pooled, size_t n, size_t T, size_t d, size_t width, float* r,
                         float* columns) {
-  const size_t F = T + 1, Fp = (F + kLanes - 1) / kLanes * kLanes;
+  const size_t s = z != nullptr ? 1 : 0;  // F_s is table 0's vector
+  const size_t F = T + s, Fp = (F + kLanes - 1) / kLanes * kLanes, head = s * d;
   for (size_t i = 0; i < n; ++i) {
-    const float* zi = z + i * d;
     const float* p = pooled + i * T * d;
     for (size_t k = 0; k < d; ++k) {
       float* column = columns + k * Fp;
-      column[0] = zi[k];
-      for (size_t b = 1; b < F; ++b) column[b] = p[(b - 1) * d + k];
+      if (s != 0) column[0] = z[i * d + k];
+      for (size_t b = s; b < F; ++b) column[b] = p[(b - s) * d + k];
     }
     float* out = r + i * width;
-    std::copy(zi, zi + d, out);
-    // Rows a … a + kRows − 1 at once (past T: row T again, not stored).
+    if (s != 0) std::copy(z + i * d, z + i * d + d, out);
+    // Rows a … a + kRows − 1 at once (past F − 1: row F − 1 again, not stored).
     for (size_t a = 1; a < F; a += kRows) {
       const float* f[kRows];
-      for (size_t q = 0; q < kRows; ++q) f[q] = p + (std::min(a + q, T) - 1) * d;
-      const size_t last = std::min(a + kRows - 1, T);
+      for (size_t q = 0; q < kRows; ++q) f[q] = p + (std::min(a + q, F - 1) - s) * d;
+      const size_t last = std::min(a + kRows - 1, F - 1);
       for (size_t b0 = 0; b0 < last; b0 += kLanes) {
         Lanes acc[kRows] = {};
         for (size_t k = 0; k < d; ++k) {
@@ -89,11 +94,11 @@ void InteractionForward(const float* z, const float* pooled, size_t n, size_t T,
           for (size_t q = 0; q < kRows; ++q) acc[q] += f[q][k] * column;
         }
         for (size_t q = 0; q < kRows && a + q <= last; ++q) {
-          // Row a + q holds a + q products, from d + (a + q − 1)(a + q)/2.
+          // Row a + q holds a + q products, from head + (a + q − 1)(a + q)/2.
           const size_t row = a + q;
           if (b0 >= row) continue;
           const size_t m = std::min(kLanes, row - b0);
-          float* o = out + d + (row - 1) * row / 2 + b0;
+          float* o = out + head + (row - 1) * row / 2 + b0;
           for (size_t j = 0; j < m; ++j) o[j] = acc[q][j];
         }
       }
@@ -104,10 +109,13 @@ void InteractionForward(const float* z, const float* pooled, size_t n, size_t T,
 namespace {
 
 // From dr (the interaction's gradient, `width` floats a sample) to dz (the
-// bottom output's) and dpooled. With g_ab the gradient of ⟨F_a, F_b⟩,
-// symmetric, and G its T × T matrix over the tables (zero diagonal):
-//   dP_a = Σ_b G_ab P_b, b ascending from 0, then + g_a0 z;
-//   dz = dr[0, d) + Σ_a g_a0 P_a, a ascending.
+// bottom output's) and dpooled. With g_ab the gradient of ⟨e_a, e_b⟩ (tables
+// a, b), symmetric, G its T × T matrix (zero diagonal), and g_a0 the
+// gradient of ⟨e_a, z⟩:
+//   dP_a = Σ_b G_ab P_b, b ascending from 0, then + g_a0 z (with z only);
+//   dz = dr[0, d) + Σ_a g_a0 P_a, a ascending (with z only).
+// Without dense features (z and dz null) the pairs start at dr[0] and no
+// z term is added.
 // V is Lanes when d is a multiple of kLanes, else float: the same sums in
 // the same order either way. G is scratch of T × T floats.
 template <class V>
@@ -115,16 +123,19 @@ template <class V>
                                                          size_t T, size_t d, size_t width, float* dz, float* dpooled,
                                                          float* G) {
   constexpr size_t kWidth = sizeof(V) / sizeof(float);
+  const bool with_z = z != nullptr;
   for (size_t i = 0; i < n; ++i) {
     const float* dri = dr + i * width;
-    const float* zi = z + i * d;
     const float* p = pooled + i * T * d;
     float* dp = dpooled + i * T * d;
-    const float* g = dri + d;  // row a of the lower triangle at a(a+1)/2: z's pair, then tables 0 … a−1
+    // With z, table a's row of the lower triangle is at d + a(a+1)/2: z's
+    // pair, then tables 0 … a−1. Without, it is at a(a−1)/2: tables 0 … a−1.
+    const float* g = with_z ? dri + d : dri;
+    auto z_pair = [g](size_t a) { return g[a * (a + 1) / 2]; };
     for (size_t a = 0; a < T; ++a) {
-      const float* row = g + a * (a + 1) / 2;
+      const float* row = with_z ? g + a * (a + 1) / 2 + 1 : g + (a == 0 ? 0 : a * (a - 1) / 2);
       G[a * T + a] = 0.0f;
-      for (size_t b = 0; b < a; ++b) G[a * T + b] = G[b * T + a] = row[1 + b];
+      for (size_t b = 0; b < a; ++b) G[a * T + b] = G[b * T + a] = row[b];
     }
     // Rows a … a + kRows − 1 at once (past T − 1: row T − 1 again, not stored).
     for (size_t a = 0; a < T; a += kRows) {
@@ -136,16 +147,19 @@ template <class V>
           const V pb = Load<V>(p + b * d + k0);
           for (size_t q = 0; q < kRows; ++q) acc[q] += grow[q][b] * pb;
         }
-        const V zk = Load<V>(zi + k0);
-        for (size_t q = 0; q < kRows && a + q < T; ++q) {
-          Store<V>(acc[q] + g[(a + q) * (a + q + 1) / 2] * zk, dp + (a + q) * d + k0);
+        if (with_z) {
+          const V zk = Load<V>(z + i * d + k0);
+          for (size_t q = 0; q < kRows && a + q < T; ++q) Store<V>(acc[q] + z_pair(a + q) * zk, dp + (a + q) * d + k0);
+        } else {
+          for (size_t q = 0; q < kRows && a + q < T; ++q) Store<V>(acc[q], dp + (a + q) * d + k0);
         }
       }
     }
+    if (!with_z) continue;
     float* dzi = dz + i * d;
     std::copy(dri, dri + d, dzi);
     for (size_t a = 0; a < T; ++a) {
-      const float gz = g[a * (a + 1) / 2];
+      const float gz = z_pair(a);
       const float* pa = p + a * d;
       for (size_t k = 0; k < d; ++k) dzi[k] += gz * pa[k];
     }
@@ -175,7 +189,8 @@ class Dlrm final : public Model {
     top_ = Mlp(DeclareMlp(add, "top_mlp", inter_, spec.top_mlp), false);
     FinishTensors();
     g_.assign(size_t{spec.tables} * spec.tables, 0.0f);
-    const size_t padded = (size_t{spec.tables} + 1 + kLanes - 1) / kLanes * kLanes;
+    const size_t vectors = size_t{spec.tables} + (bottom_.empty() ? 0 : 1);
+    const size_t padded = (vectors + kLanes - 1) / kLanes * kLanes;
     columns_.assign(size_t{spec.embedding_dim} * padded, 0.0f);
   }
 
@@ -186,7 +201,7 @@ class Dlrm final : public Model {
     Grow(&dr_, n * inter_);
     top_.Backward(*backend_, params_.data(), grads_.data(), dlogit_.data(), n, dr_.data());
     InteractionBackward(n, pooled, pooled_grad);
-    bottom_.Backward(*backend_, params_.data(), grads_.data(), dz_.data(), n, nullptr);
+    if (!bottom_.empty()) bottom_.Backward(*backend_, params_.data(), grads_.data(), dz_.data(), n, nullptr);
     return loss;
   }
 
@@ -194,17 +209,20 @@ class Dlrm final : public Model {
 
   void Forward(const SliceView& in, const float* pooled) override {
     const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables;
-    bottom_.Forward(*backend_, params_.data(), in.dense, n);
+    if (!bottom_.empty()) bottom_.Forward(*backend_, params_.data(), in.dense, n);
     Grow(&r_, n * inter_);
-    InteractionForward(bottom_.output(), pooled, n, T, d, inter_, r_.data(), columns_.data());
+    InteractionForward(z(), pooled, n, T, d, inter_, r_.data(), columns_.data());
     top_.Forward(*backend_, params_.data(), r_.data(), n);
   }
 
  private:
+  // The bottom MLP's output, or null without dense features (no bottom MLP).
+  const float* z() const { return bottom_.empty() ? nullptr : bottom_.output(); }
+
   void InteractionBackward(size_t n, const float* pooled, float* pooled_grad) {
-    Grow(&dz_, n * spec_.embedding_dim);
-    models::InteractionBackward(dr_.data(), bottom_.output(), pooled, n, spec_.tables, spec_.embedding_dim, inter_,
-                                dz_.data(), pooled_grad, g_.data());
+    if (!bottom_.empty()) Grow(&dz_, n * spec_.embedding_dim);
+    models::InteractionBackward(dr_.data(), z(), pooled, n, spec_.tables, spec_.embedding_dim, inter_,
+                                bottom_.empty() ? nullptr : dz_.data(), pooled_grad, g_.data());
   }
 
   int inter_ = 0;
@@ -217,8 +235,9 @@ class Dlrm final : public Model {
 }  // namespace
 
 int DlrmInteractionWidth(const ModelSpec& spec) {
-  const int t = static_cast<int>(spec.tables) + 1;
-  return static_cast<int>(spec.embedding_dim) + t * (t - 1) / 2;
+  const bool dense = spec.dense_features > 0;
+  const int t = static_cast<int>(spec.tables) + (dense ? 1 : 0);
+  return (dense ? static_cast<int>(spec.embedding_dim) : 0) + t * (t - 1) / 2;
 }
 
 std::unique_ptr<Model> MakeDlrm(const ModelSpec& spec, gpu::Backend* backend) {

@@ -117,15 +117,24 @@ Result<std::unique_ptr<Model>> Model::Create(const ModelSpec& spec, gpu::Backend
   const std::string kind = config::ModelKindName(spec.kind);
   switch (spec.kind) {
     case config::ModelKind::kDlrm: {
-      const std::string dim = std::string("embedding_dim ").append(std::to_string(spec.embedding_dim));
-      if (Status st = CheckWidths("bottom_mlp", spec.bottom_mlp, static_cast<int>(spec.embedding_dim), dim); !st.ok()) {
-        return st;
+      // Dense features go through the bottom MLP; without them there is
+      // none, and the interaction pairs the embeddings alone.
+      if (spec.dense_features > 0) {
+        const std::string dim = std::string("embedding_dim ").append(std::to_string(spec.embedding_dim));
+        if (Status st = CheckWidths("bottom_mlp", spec.bottom_mlp, static_cast<int>(spec.embedding_dim), dim);
+            !st.ok()) {
+          return st;
+        }
+      } else if (!spec.bottom_mlp.empty()) {
+        return Status::InvalidArgument(
+            "model.bottom_mlp: must be absent without dense features (dataset.dense_features = 0): DLRM then has "
+            "no bottom MLP");
+      } else if (spec.tables < 2) {
+        return Status::InvalidArgument(std::string("model.kind = \"dlrm\" without dense features needs at least 2 "
+                                                   "tables for its pairwise interaction; the dataset has ")
+                                           .append(std::to_string(spec.tables)));
       }
       if (Status st = CheckWidths("top_mlp", spec.top_mlp, 1, "1 (the logit)"); !st.ok()) return st;
-      if (spec.dense_features == 0) {
-        return Status::InvalidArgument(
-            "model.kind = \"dlrm\" needs dense features (dataset.dense_features > 0) for its bottom MLP");
-      }
       return MakeDlrm(spec, backend);
     }
     case config::ModelKind::kWideDeep:

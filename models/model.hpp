@@ -10,7 +10,8 @@
 // Dense parameters live in one contiguous buffer (params(), with grads() of
 // the same layout), so that the dense all-reduce and the checkpoint see one
 // array; tensors() names the pieces, in buffer order:
-//   dlrm       bottom_mlp.<l>.{weight,bias}, top_mlp.<l>.{weight,bias}
+//   dlrm       bottom_mlp.<l>.{weight,bias} (none without dense features),
+//              top_mlp.<l>.{weight,bias}
 //   wide_deep  deep_mlp.<l>.{weight,bias}, wide.bias [1]
 //   deepfm     deep_mlp.<l>.{weight,bias}, fm.bias [1]
 //   dcn        cross.<l>.{weight,bias} [d0] each, deep_mlp.<l>.{weight,bias}
@@ -23,6 +24,9 @@
 //              interaction is [z, ⟨F_a, F_b⟩ for a = 1…T, b = 0…a−1] (the
 //              strictly lower triangle, row by row, as the DLRM reference's
 //              li/lj); logit = MLP_top(interaction), the last layer linear.
+//              Without dense features there is no bottom MLP (bottom_mlp
+//              empty): F = [e_1 … e_T] and the interaction is
+//              [⟨F_a, F_b⟩ for a = 1…T−1, b = 0…a−1] (needs T ≥ 2).
 //   wide_deep  logit = Σ_t w_t + wide.bias + MLP_deep([dense, e_1 … e_T]),
 //              where e_t are the first D floats of pooled vector t and w_t
 //              its last float (the first-order weight; width D + 1).
@@ -71,8 +75,9 @@ ModelSpec SpecOf(const config::ModelConfig& model, uint32_t dense_features, uint
 // gradient of DLRM's bottom layer 0 (dense features need none); plus DLRM's
 // interaction backward, the T × T by T × D product G·P per sample (a direct
 // loop since it outran one sgemm per sample; the forward's pair products are
-// not counted). The numerator of the training roofline. 0 for a spec Create
-// rejects.
+// not counted). Without dense features DLRM has no bottom MLP, and its top
+// MLP's input is the T(T − 1)/2 pairs. The numerator of the training
+// roofline. 0 for a spec Create rejects.
 double MlpFlopsPerSample(const ModelSpec& spec);
 
 struct SliceView {

@@ -52,18 +52,20 @@ __global__ void InteractionForwardKernel(const float* z, const float* pooled, si
   const size_t e = ThreadIndex();
   if (e >= n * width) return;
   const size_t i = e / width, j = e % width;
-  r[e] = InteractionOutput(z + i * d, pooled + i * T * d, d, j);
+  r[e] = InteractionOutput(z == nullptr ? nullptr : z + i * d, pooled + i * T * d, d, j);
 }
 
-// Threads [0, n·T·d) write dpooled, [n·T·d, n·(T + 1)·d) write dz.
+// Threads [0, n·T·d) write dpooled, [n·T·d, n·(T + 1)·d) write dz (with
+// z; without, z and dz are null and only the first range runs).
 __global__ void InteractionBackwardKernel(const float* dr, const float* z, const float* pooled, size_t n, size_t T,
                                           size_t d, size_t width, float* dz, float* dpooled) {
   const size_t e = ThreadIndex();
   const size_t pooled_count = n * T * d;
   if (e < pooled_count) {
     const size_t i = e / (T * d), a = e / d % T, k = e % d;
-    dpooled[e] = InteractionGradPooled(dr + i * width, z + i * d, pooled + i * T * d, T, d, a, k);
-  } else if (e < pooled_count + n * d) {
+    dpooled[e] = InteractionGradPooled(dr + i * width, z == nullptr ? nullptr : z + i * d, pooled + i * T * d, T, d,
+                                       a, k);
+  } else if (z != nullptr && e < pooled_count + n * d) {
     const size_t q = e - pooled_count, i = q / d, k = q % d;
     dz[q] = InteractionGradZ(dr + i * width, pooled + i * T * d, T, d, k);
   }
@@ -178,7 +180,7 @@ cudaError_t LaunchBceWithLogits(const float* logits, const float* labels, size_t
 
 cudaError_t LaunchInteractionForward(const float* z, const float* pooled, size_t n, size_t T, size_t d, float* r,
                                      cudaStream_t stream) {
-  const size_t width = d + T * (T + 1) / 2;
+  const size_t width = InteractionWidth(T, d, z != nullptr);
   if (n * width == 0) return cudaSuccess;
   InteractionForwardKernel<<<Blocks(n * width), kBlock, 0, stream>>>(z, pooled, n, T, d, width, r);
   return cudaGetLastError();
@@ -186,7 +188,7 @@ cudaError_t LaunchInteractionForward(const float* z, const float* pooled, size_t
 
 cudaError_t LaunchInteractionBackward(const float* dr, const float* z, const float* pooled, size_t n, size_t T,
                                       size_t d, float* dz, float* dpooled, cudaStream_t stream) {
-  const size_t width = d + T * (T + 1) / 2, count = n * (T + 1) * d;
+  const size_t width = InteractionWidth(T, d, z != nullptr), count = n * (T + (z != nullptr ? 1 : 0)) * d;
   if (count == 0) return cudaSuccess;
   InteractionBackwardKernel<<<Blocks(count), kBlock, 0, stream>>>(dr, z, pooled, n, T, d, width, dz, dpooled);
   return cudaGetLastError();

@@ -32,7 +32,8 @@ cudaError_t LaunchColumnSums(const float* x, size_t n, size_t width, float* sums
 cudaError_t LaunchBceWithLogits(const float* logits, const float* labels, size_t n, float scale, float* loss_terms,
                                 float* dlogit, cudaStream_t stream);
 
-// ---- DLRM interaction (models/dlrm.cpp), width = d + T(T+1)/2
+// ---- DLRM interaction (models/dlrm.cpp), width = InteractionWidth(T, d, z
+// not null): d + T(T+1)/2, or T(T−1)/2 without dense features (z and dz null)
 // r (n × width) from z (n × d) and pooled (n × T × d).
 cudaError_t LaunchInteractionForward(const float* z, const float* pooled, size_t n, size_t T, size_t d, float* r,
                                      cudaStream_t stream);

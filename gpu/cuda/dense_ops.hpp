@@ -116,9 +116,16 @@ ACTORREC_HD double SumLossTerms(const float* terms, size_t n) {
 inline constexpr float kBceTolerance = 1.0f / 2097152.0f;  // 2^-21
 
 // ---------------------------------------------------------------- DLRM interaction
-// models/dlrm.cpp InteractionForward / InteractionBackward. A sample's
-// output has width d + T(T+1)/2: z, then for a = 1 … T the dot products
-// ⟨F_a, F_b⟩, b = 0 … a−1 (F_0 = z, F_a = the pooled vector of table a−1).
+// models/dlrm.cpp InteractionForward / InteractionBackward. With dense
+// features a sample's output has width d + T(T+1)/2: z, then for
+// a = 1 … T the dot products ⟨F_a, F_b⟩, b = 0 … a−1 (F_0 = z, F_a = the
+// pooled vector of table a−1). Without (z null: no bottom MLP) it has width
+// T(T−1)/2: for a = 1 … T−1 the products ⟨F_a, F_b⟩, b = 0 … a−1, with
+// F_a = the pooled vector of table a.
+
+ACTORREC_HD size_t InteractionWidth(size_t T, size_t d, bool with_z) {
+  return with_z ? d + T * (T + 1) / 2 : (T == 0 ? 0 : T * (T - 1) / 2);
+}
 
 // The row a ≥ 1 and column b < a of pair t (0-based, after z's d floats).
 ACTORREC_HD void InteractionPairOf(size_t t, size_t* a, size_t* b) {
@@ -129,38 +136,42 @@ ACTORREC_HD void InteractionPairOf(size_t t, size_t* a, size_t* b) {
   *b = t - (r - 1) * r / 2;
 }
 
-// Output j of one sample: z[j] for j < d, else its pair's dot product, the
-// d products summed in k order from +0 (not Dot8's order: the CPU
-// vectorizes across pairs here).
+// Output j of one sample (z null without dense features): z[j] for j < d
+// when there is z, else its pair's dot product, the d products summed in k
+// order from +0 (not Dot8's order: the CPU vectorizes across pairs here).
 ACTORREC_HD float InteractionOutput(const float* z, const float* pooled, size_t d, size_t j) {
-  if (j < d) return z[j];
+  const size_t s = z != nullptr ? 1 : 0, head = s * d;  // F_s is table 0's vector
+  if (j < head) return z[j];
   size_t a = 0, b = 0;
-  InteractionPairOf(j - d, &a, &b);
-  const float* fa = pooled + (a - 1) * d;
-  const float* fb = b == 0 ? z : pooled + (b - 1) * d;
+  InteractionPairOf(j - head, &a, &b);
+  const float* fa = pooled + (a - s) * d;
+  const float* fb = s != 0 && b == 0 ? z : pooled + (b - s) * d;
   float acc = 0.0f;
   for (size_t k = 0; k < d; ++k) acc = Add(acc, Mul(fa[k], fb[k]));
   return acc;
 }
 
-// The gradient of ⟨F_{a+1}, F_{b+1}⟩ for tables a ≠ b (the symmetric
-// matrix G of the CPU code; its diagonal is 0), from the sample's dr.
-ACTORREC_HD float InteractionPairGrad(const float* dr, size_t d, size_t a, size_t b) {
+// The gradient of the product of tables a ≠ b (the symmetric matrix G of
+// the CPU code; its diagonal is 0), from the sample's dr.
+ACTORREC_HD float InteractionPairGrad(const float* dr, size_t d, bool with_z, size_t a, size_t b) {
   if (a == b) return 0.0f;
   const size_t hi = a > b ? a : b, lo = a > b ? b : a;
-  return dr[d + hi * (hi + 1) / 2 + 1 + lo];
+  return with_z ? dr[d + hi * (hi + 1) / 2 + 1 + lo] : dr[hi * (hi - 1) / 2 + lo];
 }
 
 // dpooled of table a, element k: Σ_b G_ab·P_b[k], b ascending from 0 and
-// from +0 (the zero diagonal included, as the CPU), then + g_a0·z[k].
+// from +0 (the zero diagonal included, as the CPU), then + g_a0·z[k] when
+// there is z (z null: nothing added, as the CPU).
 ACTORREC_HD float InteractionGradPooled(const float* dr, const float* z, const float* pooled, size_t T, size_t d,
                                         size_t a, size_t k) {
+  const bool with_z = z != nullptr;
   float acc = 0.0f;
-  for (size_t b = 0; b < T; ++b) acc = Add(acc, Mul(InteractionPairGrad(dr, d, a, b), pooled[b * d + k]));
-  return Add(acc, Mul(dr[d + a * (a + 1) / 2], z[k]));
+  for (size_t b = 0; b < T; ++b) acc = Add(acc, Mul(InteractionPairGrad(dr, d, with_z, a, b), pooled[b * d + k]));
+  return with_z ? Add(acc, Mul(dr[d + a * (a + 1) / 2], z[k])) : acc;
 }
 
-// dz element k: dr[k] + Σ_a g_a0·P_a[k], a ascending.
+// dz element k (with dense features only): dr[k] + Σ_a g_a0·P_a[k], a
+// ascending.
 ACTORREC_HD float InteractionGradZ(const float* dr, const float* pooled, size_t T, size_t d, size_t k) {
   float s = dr[k];
   for (size_t a = 0; a < T; ++a) s = Add(s, Mul(dr[d + a * (a + 1) / 2], pooled[a * d + k]));

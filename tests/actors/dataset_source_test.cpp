@@ -31,10 +31,12 @@ data::SampleBlock ReadAll(data::SampleReader& reader) {
   }
 }
 
-// A config whose [dataset] is `dataset` (written into `dir`).
+// A config whose [dataset] is `dataset` (written into `dir`); a DLRM, with
+// a bottom MLP unless the dataset has no dense features.
 config::Config ConfigWith(const TempDir& dir, const std::string& dataset) {
-  const std::string text = "[run]\nname = \"rt\"\noutput_dir = \"" + dir.path() +
-                           "/out\"\n[model]\nbottom_mlp = [16]\ntop_mlp = [8, 1]\n[dataset]\n" + dataset +
+  const bool dense = dataset.find("dense_features = 0") == std::string::npos;
+  const std::string text = "[run]\nname = \"rt\"\noutput_dir = \"" + dir.path() + "/out\"\n[model]\n" +
+                           (dense ? "bottom_mlp = [16]\n" : "") + "top_mlp = [8, 1]\n[dataset]\n" + dataset +
                            "\n[cluster]\nsecret = \"round-trip-secret-0123\"\n[[cluster.member]]\nname = \"l\"\n"
                            "address = \"127.0.0.1\"\nroles = [\"all\"]\n";
   WriteBytes(dir.File("rt.toml"), text);

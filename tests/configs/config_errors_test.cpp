@@ -200,6 +200,30 @@ TEST_CASE("the MLPs of the chosen kind are required", "[configs]") {
                                          "model.top_mlp: missing; required for kind = \"dlrm\""));
 }
 
+TEST_CASE("a dlrm bottom MLP is required with dense features and refused without", "[configs]") {
+  TempDir dir;
+  // The default dataset has 13 dense features: the bottom MLP reads them.
+  std::string text = Replace(kValid, "bottom_mlp = [64, 16]\n", "");
+  std::string path = dir.Write("none.toml", text);
+  REQUIRE_THAT(LoadError(path), Contains(At(path, text, "[model]") +
+                                         "model.bottom_mlp: missing; required for kind = \"dlrm\" with dense "
+                                         "features (dataset.dense_features = 13;"));
+  // Without dense features there is no bottom MLP: the key, even [], names
+  // its line and says to remove it.
+  for (const char* given : {"bottom_mlp = [64, 16]", "bottom_mlp = []"}) {
+    text = Replace(Replace(kValid, "bottom_mlp = [64, 16]", given), "samples = 4096",
+                   "samples = 4096\ndense_features = 0");
+    path = dir.Write("extra.toml", text);
+    const std::string error = LoadError(path);
+    INFO(error);
+    REQUIRE_THAT(error, Contains(At(path, text, "bottom_mlp") +
+                                 "model.bottom_mlp: applies only with dense features; dataset.dense_features = 0, "
+                                 "so DLRM has no bottom MLP and its interaction pairs the embeddings alone; "
+                                 "remove it"));
+    REQUIRE(std::count(error.begin(), error.end(), '\n') == 0);  // one problem, not a second about []
+  }
+}
+
 TEST_CASE("generated-only dataset keys are refused for file datasets", "[configs]") {
   TempDir dir;
   std::string text = Replace(kValid, "samples = 4096",

@@ -203,6 +203,17 @@ TEST_CASE("a dcn model needs deep_mlp and cross_layers and loads with them", "[c
   REQUIRE(c.model.bottom_mlp.empty());
 }
 
+TEST_CASE("a dlrm without dense features loads without a bottom MLP", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(Replace(kValid, "bottom_mlp = [64, 16]\n", ""), "samples = 4096",
+                             "samples = 4096\ndense_features = 0");
+  Config c = LoadConfig(dir.Write("no_dense.toml", text));
+  REQUIRE(c.model.kind == ModelKind::kDlrm);
+  REQUIRE(c.dataset.dense_features == 0);
+  REQUIRE(c.model.bottom_mlp.empty());
+  REQUIRE(c.model.top_mlp == std::vector<int>{64, 1});
+}
+
 TEST_CASE("enum names are spelled as in config files", "[configs]") {
   REQUIRE(std::string(RoleName(Role::kEmbedding)) == "embedding");
   REQUIRE(std::string(ModelKindName(ModelKind::kWideDeep)) == "wide_deep");

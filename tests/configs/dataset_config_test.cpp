@@ -76,9 +76,11 @@ TEST_CASE("the shipped Adult config describes the real files", "[configs]") {
 
 TEST_CASE("a libfm dataset needs [dataset.libfm] with its fields and no dense features", "[configs]") {
   TempDir dir;
-  const std::string libfm = Replace(kValid, "samples = 4096",
-                                    "source = \"libfm\"\npath = \"train.libfm\"\ndense_features = 0\n\n"
-                                    "[dataset.libfm]\nfields = 10\nfield_ids = true\n");
+  // A DLRM without dense features has no bottom_mlp.
+  const std::string libfm = Replace(Replace(kValid, "samples = 4096",
+                                            "source = \"libfm\"\npath = \"train.libfm\"\ndense_features = 0\n\n"
+                                            "[dataset.libfm]\nfields = 10\nfield_ids = true\n"),
+                                    "bottom_mlp = [64, 16]\n", "");
   Config c = LoadConfig(dir.Write("fm.toml", libfm));
   REQUIRE(c.dataset.source == "libfm");
   REQUIRE(c.dataset.libfm.fields == 10);

@@ -40,24 +40,29 @@ const char* MixName(Mix mix) {
 }
 
 // DLRM's interaction over n samples from the per-element functions, one
-// output at a time as the kernels compute it (widths as the CPU's).
+// output at a time as the kernels compute it (widths as the CPU's); z null
+// without dense features.
 void InteractionForwardHd(const float* z, const float* pooled, size_t n, size_t T, size_t d, float* r) {
-  const size_t width = d + T * (T + 1) / 2;
+  const size_t width = InteractionWidth(T, d, z != nullptr);
   for (size_t e = 0; e < n * width; ++e) {
     const size_t i = e / width;
-    r[e] = InteractionOutput(z + i * d, pooled + i * T * d, d, e % width);
+    r[e] = InteractionOutput(z == nullptr ? nullptr : z + i * d, pooled + i * T * d, d, e % width);
   }
 }
 
+// dz is written only with z (both null without dense features).
 void InteractionBackwardHd(const float* dr, const float* z, const float* pooled, size_t n, size_t T, size_t d,
                            float* dz, float* dpooled) {
-  const size_t width = d + T * (T + 1) / 2;
+  const size_t width = InteractionWidth(T, d, z != nullptr);
   for (size_t i = 0; i < n; ++i) {
     const float* dri = dr + i * width;
     const float* pi = pooled + i * T * d;
-    for (size_t k = 0; k < d; ++k) dz[i * d + k] = InteractionGradZ(dri, pi, T, d, k);
+    const float* zi = z == nullptr ? nullptr : z + i * d;
+    if (zi != nullptr) {
+      for (size_t k = 0; k < d; ++k) dz[i * d + k] = InteractionGradZ(dri, pi, T, d, k);
+    }
     for (size_t a = 0; a < T; ++a) {
-      for (size_t k = 0; k < d; ++k) dpooled[(i * T + a) * d + k] = InteractionGradPooled(dri, z + i * d, pi, T, d, a, k);
+      for (size_t k = 0; k < d; ++k) dpooled[(i * T + a) * d + k] = InteractionGradPooled(dri, zi, pi, T, d, a, k);
     }
   }
 }
@@ -195,31 +200,36 @@ TEST_CASE("InteractionPairOf walks the strictly lower triangle row by row", "[gp
 TEST_CASE("the interaction's per-element functions give InteractionForward/Backward's bits", "[gpu][cuda_ops]") {
   // d a multiple of 16 takes the CPU's vector paths, others its scalar one;
   // T past 4 and 16 crosses its row and column blocks.
+  // Without dense features (no z: the pairs of the tables alone) too.
   const std::pair<size_t, size_t> shapes[] = {{1, 1}, {2, 3}, {3, 16}, {5, 7}, {26, 16}, {17, 32}, {26, 20}, {4, 33}};
   for (auto [T, d] : shapes) {
-    for (Mix mix : kMixes) {
-      for (uint64_t seed = 1; seed <= 3; ++seed) {
-        Values v(T * 100 + d * 7 + seed * 13 + static_cast<uint64_t>(mix));
-        const size_t n = 1 + v.Below(4), width = d + T * (T + 1) / 2;
-        INFO("T " << T << ", d " << d << ", n " << n << ", " << MixName(mix) << ", seed " << seed);
-        const std::vector<float> z = v.Vector(n * d, mix);
-        std::vector<float> pooled = v.Vector(n * T * d, mix);
-        // An infinite embedding (a diverged row): the CPU's zero diagonal of
-        // G turns it into NaN (0·∞), which the functions must do as well.
-        if (mix == Mix::kEdges) pooled[v.Below(pooled.size())] = seed % 2 ? INFINITY : -INFINITY;
-        std::vector<float> r(n * width), hd_r(n * width);
-        std::vector<float> columns(d * ((T + 1 + 15) / 16 * 16));
-        models::InteractionForward(z.data(), pooled.data(), n, T, d, width, r.data(), columns.data());
-        InteractionForwardHd(z.data(), pooled.data(), n, T, d, hd_r.data());
-        CHECK(BitwiseDiff(r, hd_r) == "");
+    for (bool with_z : {true, false}) {
+      for (Mix mix : kMixes) {
+        for (uint64_t seed = 1; seed <= 3; ++seed) {
+          Values v(T * 100 + d * 7 + seed * 13 + static_cast<uint64_t>(mix));
+          const size_t n = 1 + v.Below(4), width = InteractionWidth(T, d, with_z);
+          INFO("T " << T << ", d " << d << ", n " << n << ", " << MixName(mix) << ", seed " << seed << ", "
+                    << (with_z ? "with z" : "no dense features"));
+          const std::vector<float> z_values = v.Vector(n * d, mix);
+          const float* z = with_z ? z_values.data() : nullptr;
+          std::vector<float> pooled = v.Vector(n * T * d, mix);
+          // An infinite embedding (a diverged row): the CPU's zero diagonal of
+          // G turns it into NaN (0·∞), which the functions must do as well.
+          if (mix == Mix::kEdges) pooled[v.Below(pooled.size())] = seed % 2 ? INFINITY : -INFINITY;
+          std::vector<float> r(n * width), hd_r(n * width);
+          std::vector<float> columns(d * ((T + (with_z ? 1 : 0) + 15) / 16 * 16));
+          models::InteractionForward(z, pooled.data(), n, T, d, width, r.data(), columns.data());
+          InteractionForwardHd(z, pooled.data(), n, T, d, hd_r.data());
+          CHECK(BitwiseDiff(r, hd_r) == "");
 
-        const std::vector<float> dr = v.Vector(n * width, mix);
-        std::vector<float> dz(n * d), dp(n * T * d), hd_dz(n * d), hd_dp(n * T * d), G(T * T);
-        models::InteractionBackward(dr.data(), z.data(), pooled.data(), n, T, d, width, dz.data(), dp.data(),
-                                    G.data());
-        InteractionBackwardHd(dr.data(), z.data(), pooled.data(), n, T, d, hd_dz.data(), hd_dp.data());
-        CHECK(BitwiseDiff(dz, hd_dz) == "");
-        CHECK(BitwiseDiff(dp, hd_dp) == "");
+          const std::vector<float> dr = v.Vector(n * width, mix);
+          std::vector<float> dz(n * d), dp(n * T * d), hd_dz(n * d), hd_dp(n * T * d), G(T * T);
+          float* dz_out = with_z ? dz.data() : nullptr;
+          models::InteractionBackward(dr.data(), z, pooled.data(), n, T, d, width, dz_out, dp.data(), G.data());
+          InteractionBackwardHd(dr.data(), z, pooled.data(), n, T, d, with_z ? hd_dz.data() : nullptr, hd_dp.data());
+          CHECK(BitwiseDiff(dz, hd_dz) == "");
+          CHECK(BitwiseDiff(dp, hd_dp) == "");
+        }
       }
     }
   }
@@ -336,19 +346,21 @@ class HostReplay {
 
   double Dlrm(const std::vector<float>& dense, const std::vector<float>& labels, const std::vector<float>& pooled,
               size_t n, float scale) {
-    const size_t d = spec_.embedding_dim, T = spec_.tables, width = d + T * (T + 1) / 2;
+    // No bottom MLP without dense features: z is then null.
     MlpRun bottom = MakeMlp("bottom_mlp", true), top = MakeMlp("top_mlp", false);
-    Forward(bottom, dense.data(), n);
-    const std::vector<float>& z = bottom.output();
+    const bool with_z = !bottom.layers.empty();
+    const size_t d = spec_.embedding_dim, T = spec_.tables, width = InteractionWidth(T, d, with_z);
+    if (with_z) Forward(bottom, dense.data(), n);
+    const float* z = with_z ? bottom.output().data() : nullptr;
     std::vector<float> r(n * width);
-    InteractionForwardHd(z.data(), pooled.data(), n, T, d, r.data());
+    InteractionForwardHd(z, pooled.data(), n, T, d, r.data());
     Forward(top, r.data(), n);
     logits_ = top.output();
     const double loss = Bce(labels, n, scale);
     std::vector<float> dr(n * width), dz(n * d);
     Backward(top, dlogit_.data(), n, dr.data());
-    InteractionBackwardHd(dr.data(), z.data(), pooled.data(), n, T, d, dz.data(), pooled_grad_.data());
-    Backward(bottom, dz.data(), n, nullptr);
+    InteractionBackwardHd(dr.data(), z, pooled.data(), n, T, d, with_z ? dz.data() : nullptr, pooled_grad_.data());
+    if (with_z) Backward(bottom, dz.data(), n, nullptr);
     return loss;
   }
 
@@ -458,6 +470,13 @@ models::ModelSpec ReplaySpec(config::ModelKind kind, uint64_t seed) {
   s.deep_mlp = deep == 0 ? std::vector<int>{6, 1} : deep == 1 ? std::vector<int>{11, 4, 1} : std::vector<int>{1};
   if (kind != config::ModelKind::kDcn && s.deep_mlp.size() == 1) s.deep_mlp = {9, 1};
   s.cross_layers = 1 + static_cast<int>(v.Below(3));
+  // Every third DLRM has no dense features: no bottom MLP, the pairs of
+  // at least two tables.
+  if (kind == config::ModelKind::kDlrm && seed % 3 == 0) {
+    s.dense_features = 0;
+    s.bottom_mlp.clear();
+    s.tables = std::max<uint32_t>(s.tables, 2);
+  }
   return s;
 }
 

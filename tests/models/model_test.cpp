@@ -61,6 +61,14 @@ Inputs RandomInputs(const Model& m, size_t n, uint64_t seed) {
 
 std::vector<double> ToDouble(std::span<const float> v) { return {v.begin(), v.end()}; }
 
+// The input width of DLRM's top MLP, from its first layer's weight shape.
+size_t DlrmTopInput(const Model& m) {
+  for (const TensorInfo& t : m.tensors()) {
+    if (t.name == "top_mlp.0.weight") return static_cast<size_t>(t.shape[1]);
+  }
+  return 0;
+}
+
 // |analytic − numeric| within a relative 1e-3 of the larger of the element
 // and a tenth of the largest gradient: float rounding in the model is ~1e-6
 // relative; a wrong term is off by O(1).
@@ -148,6 +156,30 @@ TEST_CASE("DLRM's interaction matches the reference at Criteo's shape", "[models
     auto m = Model::Create(spec, backend.get()).value();
     m->Initialize(tables + d);
     CheckAgainstReference(*m, RandomInputs(*m, 3, d), 1.0f);
+  }
+}
+
+// Without dense features DLRM has no bottom MLP and its interaction is the
+// pairs of the T embeddings alone: from two tables (one pair) to Criteo's
+// 26 (the vector paths at d = 16, 32; the scalar one at 3, 20).
+TEST_CASE("DLRM without dense features matches the reference", "[models]") {
+  auto backend = gpu::MakeCpuBackend();
+  for (auto [tables, d] : {std::pair<uint32_t, uint32_t>{2, 3}, {3, 8}, {5, 16}, {26, 16}, {17, 32}, {26, 20}}) {
+    ModelSpec spec;
+    spec.kind = config::ModelKind::kDlrm;
+    spec.dense_features = 0;
+    spec.tables = tables;
+    spec.embedding_dim = d;
+    spec.top_mlp = {4, 1};
+    INFO("tables " << tables << ", d " << d);
+    auto m = Model::Create(spec, backend.get()).value();
+    REQUIRE(DlrmTopInput(*m) == tables * (tables - 1) / 2);
+    for (const TensorInfo& t : m->tensors()) CHECK(t.name.rfind("top_mlp.", 0) == 0);
+    m->Initialize(tables * d);
+    const Inputs in = RandomInputs(*m, 1 + d % 5, tables);
+    CheckAgainstReference(*m, in, 0.5f);
+    CHECK(m->ForwardBackward(SliceView{}, nullptr, nullptr, 1.0f) == 0.0);
+    CHECK(std::all_of(m->grads().begin(), m->grads().end(), [](float g) { return g == 0.0f; }));
   }
 }
 
@@ -265,7 +297,12 @@ TEST_CASE("a bad model shape names the key", "[models]") {
   CHECK_THAT(error_of(dlrm), Catch::Contains("model.top_mlp: needs at least one layer"));
   dlrm.top_mlp = {1};
   dlrm.dense_features = 0;
-  CHECK_THAT(error_of(dlrm), Catch::Contains("dense features"));
+  CHECK_THAT(error_of(dlrm), Catch::Contains("model.bottom_mlp: must be absent without dense features"));
+  dlrm.bottom_mlp = {};
+  dlrm.tables = 1;
+  CHECK_THAT(error_of(dlrm), Catch::Contains("without dense features needs at least 2 tables"));
+  dlrm.tables = 2;
+  CHECK(Model::Create(dlrm, backend.get()).ok());
   ModelSpec dcn = RandomSpec(config::ModelKind::kDcn, 1);
   dcn.cross_layers = 0;
   CHECK_THAT(error_of(dcn), Catch::Contains("model.cross_layers"));
@@ -290,6 +327,12 @@ TEST_CASE("MLP FLOPs count the GEMMs issued", "[models]") {
   const double bottom = 2 * 2.0 * 13 * 512 + 3 * 2.0 * (512 * 256 + 256 * 128);
   const double top = 3 * 2.0 * (479 * 1024 + 1024 * 1024 + 1024 * 512 + 512 * 256 + 256 * 1);
   CHECK(MlpFlopsPerSample(s) == Approx(bottom + top + 2.0 * 26 * 26 * 128));
+  // Without dense features: no bottom MLP, and the top MLP over 26·25/2 = 325 pairs.
+  ModelSpec no_dense = s;
+  no_dense.dense_features = 0;
+  no_dense.bottom_mlp = {};
+  const double top_pairs = 3 * 2.0 * (325 * 1024 + 1024 * 1024 + 1024 * 512 + 512 * 256 + 256 * 1);
+  CHECK(MlpFlopsPerSample(no_dense) == Approx(top_pairs + 2.0 * 26 * 26 * 128));
   s.kind = config::ModelKind::kDcn;
   s.deep_mlp = {64, 1};
   CHECK(MlpFlopsPerSample(s) == Approx(3 * 2.0 * (13 + 26 * 128) * 64));

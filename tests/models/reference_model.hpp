@@ -32,10 +32,16 @@ class ReferenceModel {
     }
     switch (spec_.kind) {
       case config::ModelKind::kDlrm: {
-        std::vector<double> z = Mlp(p, "bottom_mlp", std::vector<double>(dense, dense + dd), true);
-        std::vector<std::vector<double>> f = {z};
+        // Without dense features there is no bottom MLP and no z: F and the
+        // interaction hold the embeddings and their pairs alone.
+        std::vector<std::vector<double>> f;
+        std::vector<double> r;
+        if (dd > 0) {
+          std::vector<double> z = Mlp(p, "bottom_mlp", std::vector<double>(dense, dense + dd), true);
+          f.push_back(z);
+          r = z;
+        }
         for (size_t t = 0; t < T; ++t) f.push_back(e(t));
-        std::vector<double> r = z;
         for (size_t a = 1; a < f.size(); ++a) {
           for (size_t b = 0; b < a; ++b) {
             double s = 0;

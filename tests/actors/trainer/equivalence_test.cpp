@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "actors/oracle/split_planner.hpp"
 #include "tests/actors/trainer/lockstep_digest.hpp"
@@ -20,10 +21,14 @@ const char* kDirectModes[] = {"static_hot", "ideal"};
 }  // namespace
 
 TEST_CASE("every mode, model, L and W equals the no_cache run bitwise", "[trainer][equivalence]") {
-  for (const char* model : {"dlrm", "wide_deep", "deepfm", "dcn"}) {
+  // DLRM twice: with dense features, and without (no bottom MLP).
+  const std::pair<const char*, int> models[] = {{"dlrm", 3}, {"dlrm", 0}, {"wide_deep", 3}, {"deepfm", 3}, {"dcn", 3}};
+  for (auto [model_name, dense] : models) {
+    const std::string model = std::string(model_name) + (dense == 0 ? " without dense features" : "");
     for (int w : {1, 2, 4}) {
       Case c;
-      c.model = model;
+      c.model = model_name;
+      c.dense_features = dense;
       c.trainers = w;
       c.sparse = "adagrad";
       const uint64_t reference = LockstepDigest(c);

@@ -10,6 +10,8 @@ namespace actorrec::trainer {
 
 struct Case {
   std::string model = "dlrm";
+  // dataset.dense_features; 0 leaves DLRM without its bottom MLP.
+  int dense_features = 3;
   std::string mode = "no_cache";
   int trainers = 2;
   int lookahead = 3;
@@ -33,7 +35,8 @@ inline std::string ConfigText(const Case& c) {
   t << "[run]\nname = \"eq\"\nseed = " << c.seed << "\n";
   t << "[model]\nkind = \"" << c.model << "\"\nembedding_dim = 4\npooling = \"" << c.pooling << "\"\n";
   if (c.model == "dlrm") {
-    t << "bottom_mlp = [8, 4]\ntop_mlp = [8, 1]\n";
+    if (c.dense_features > 0) t << "bottom_mlp = [8, 4]\n";
+    t << "top_mlp = [8, 1]\n";
   } else {
     t << "deep_mlp = [8, 1]\n";
     if (c.model == "dcn") t << "cross_layers = 2\n";
@@ -41,8 +44,8 @@ inline std::string ConfigText(const Case& c) {
   t << "[optimizer]\ndense = \"" << c.dense << "\"\ndense_lr = 0.05\nsparse = \"" << c.sparse
     << "\"\nsparse_lr = 0.05\n";
   t << "[dataset]\nsource = \"generated\"\npreset = \"custom\"\ntable_rows = [50, 300, 2000, 7]\n"
-       "dense_features = 3\nsamples = "
-    << c.batch_size * c.batches << "\neval_samples = 128\n";
+       "dense_features = "
+    << c.dense_features << "\nsamples = " << c.batch_size * c.batches << "\neval_samples = 128\n";
   t << "[dataset.generator]\nskew = \"" << c.skew << "\"\nbag = \"uniform\"\nbag_min = 0\nbag_max = 3\n";
   t << "[training]\nmode = \"" << c.mode << "\"\nbatch_size = " << c.batch_size << "\nepochs = " << c.epochs << "\nlookahead = " << c.lookahead
     << "\ncache_rows = " << c.cache_rows << "\n";

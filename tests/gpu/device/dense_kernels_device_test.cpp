@@ -145,23 +145,29 @@ TEST_CASE("device: BCE is within kBceTolerance of the CPU's", "[gpu-device]") {
 TEST_CASE("device: DLRM's interaction kernels give the CPU's bits", "[gpu-device]") {
   ACTORREC_SKIP_WITHOUT_DEVICE();
   Stream stream;
+  // With dense features and without (z and dz null: the pairs of the tables alone).
   for (auto [T, d] : {std::pair<size_t, size_t>{26, 16}, {5, 7}, {17, 32}, {1, 3}}) {
-    Values v(T * 31 + d);
-    const size_t n = 67, width = d + T * (T + 1) / 2;
-    INFO("T " << T << ", d " << d);
-    const std::vector<float> z = v.Vector(n * d, Mix::kEdges), pooled = v.Vector(n * T * d, Mix::kSkewed);
-    const std::vector<float> dr = v.Vector(n * width, Mix::kNormal);
-    std::vector<float> r(n * width), columns(d * ((T + 1 + 15) / 16 * 16)), dz(n * d), dp(n * T * d), G(T * T);
-    models::InteractionForward(z.data(), pooled.data(), n, T, d, width, r.data(), columns.data());
-    models::InteractionBackward(dr.data(), z.data(), pooled.data(), n, T, d, width, dz.data(), dp.data(), G.data());
-    Dev<float> d_z(z), d_p(pooled), d_dr(dr), d_r(n * width), d_dz(n * d), d_dp(n * T * d);
-    REQUIRE(LaunchInteractionForward(d_z.get(), d_p.get(), n, T, d, d_r.get(), stream) == cudaSuccess);
-    REQUIRE(LaunchInteractionBackward(d_dr.get(), d_z.get(), d_p.get(), n, T, d, d_dz.get(), d_dp.get(), stream) ==
-            cudaSuccess);
-    stream.Sync();
-    CHECK(BitwiseDiff(r, d_r.Host()) == "");
-    CHECK(BitwiseDiff(dz, d_dz.Host()) == "");
-    CHECK(BitwiseDiff(dp, d_dp.Host()) == "");
+    for (bool with_z : {true, false}) {
+      Values v(T * 31 + d);
+      const size_t n = 67, width = InteractionWidth(T, d, with_z);
+      INFO("T " << T << ", d " << d << (with_z ? "" : ", no dense features"));
+      const std::vector<float> z = v.Vector(n * d, Mix::kEdges), pooled = v.Vector(n * T * d, Mix::kSkewed);
+      const std::vector<float> dr = v.Vector(n * width, Mix::kNormal);
+      std::vector<float> r(n * width), columns(d * ((T + 1 + 15) / 16 * 16)), dz(n * d), dp(n * T * d), G(T * T);
+      const float* cz = with_z ? z.data() : nullptr;
+      models::InteractionForward(cz, pooled.data(), n, T, d, width, r.data(), columns.data());
+      models::InteractionBackward(dr.data(), cz, pooled.data(), n, T, d, width, with_z ? dz.data() : nullptr,
+                                  dp.data(), G.data());
+      Dev<float> d_z(z), d_p(pooled), d_dr(dr), d_r(n * width), d_dz(n * d), d_dp(n * T * d);
+      const float* dev_z = with_z ? d_z.get() : nullptr;
+      REQUIRE(LaunchInteractionForward(dev_z, d_p.get(), n, T, d, d_r.get(), stream) == cudaSuccess);
+      REQUIRE(LaunchInteractionBackward(d_dr.get(), dev_z, d_p.get(), n, T, d, with_z ? d_dz.get() : nullptr,
+                                        d_dp.get(), stream) == cudaSuccess);
+      stream.Sync();
+      CHECK(BitwiseDiff(r, d_r.Host()) == "");
+      if (with_z) CHECK(BitwiseDiff(dz, d_dz.Host()) == "");
+      CHECK(BitwiseDiff(dp, d_dp.Host()) == "");
+    }
   }
 }
 
