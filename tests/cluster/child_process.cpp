@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -111,18 +113,29 @@ std::string DigestIn(const std::string& metrics) {
 }
 
 uint16_t FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    throw std::runtime_error("cannot find a free port on 127.0.0.1");
+  // The kernel may hand the same port to two binds in a row once the first
+  // socket is closed (seen: two members of one topology got one port, and
+  // the config check refused it), so a port is never given out twice by one
+  // test process.
+  static std::mutex mutex;
+  static std::set<uint16_t> given;
+  const std::lock_guard<std::mutex> lock(mutex);
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    socklen_t len = sizeof addr;
+    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+      if (fd >= 0) close(fd);
+      throw std::runtime_error("cannot find a free port on 127.0.0.1");
+    }
+    close(fd);
+    if (given.insert(ntohs(addr.sin_port)).second) return ntohs(addr.sin_port);
   }
-  close(fd);
-  return ntohs(addr.sin_port);
+  throw std::runtime_error("cannot find a port on 127.0.0.1 not given out before");
 }
 
 std::string ActorrecBinary() {

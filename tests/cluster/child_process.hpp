@@ -42,7 +42,8 @@ class ChildProcess {
   std::optional<int> exit_code_;
 };
 
-// A TCP port on 127.0.0.1 that was free a moment ago (bind to 0, read it back).
+// A TCP port on 127.0.0.1 that was free a moment ago (bind to 0, read it
+// back), never the same one twice in one test process.
 uint16_t FreePort();
 
 
