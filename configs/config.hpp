@@ -145,7 +145,8 @@ struct DatasetConfig {
   std::vector<uint64_t> table_rows;  // per table cardinality; required for preset custom
   double row_scale = 1.0;            // generated: multiply preset cardinalities, (0, 1]
   std::string on_bad_record = "fail";  // fail | skip
-  bool shuffle = true;               // source actorrec: shuffled epoch order from run.seed; false = file order
+  bool shuffle = true;               // files: a seeded shuffled epoch order (actorrec: by chunks; others: within
+                                     // windows of data::kDefaultShuffleWindow samples); false = file order
   // Raw text sources (criteo_tsv, avazu_csv, csv): categorical values to rows.
   std::string categorical = "dictionary";  // dictionary | hash
   uint64_t min_count = 1;            // dictionary: values seen fewer times share one "rare" row

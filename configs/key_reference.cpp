@@ -125,7 +125,7 @@ const Meaning kMeanings[] = {
     {"dataset", "mapping_file", [](const Config&) { return std::string("<run.output_dir>/<file name of path>.mapping"); },
      "Raw text only: the saved value-to-row mapping, reused so that the evaluation split maps like training."},
     {"dataset", "shuffle", [](const Config& c) { return Flag(c.dataset.shuffle); },
-     "actorrec files only: read each epoch in a shuffled order seeded by run.seed (false: file order)."},
+     "Files: read each training epoch in an order shuffled by run.seed and the epoch (actorrec files by chunks over a window; other files within windows of 131,072 samples); false: file order. Evaluation reads in file order."},
     {"dataset", "generator", [](const Config&) { return std::string("(none)"); },
      "Generated only: the [dataset.generator] table (below)."},
     {"dataset", "libfm", [](const Config&) { return std::string("(none)"); },

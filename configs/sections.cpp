@@ -385,9 +385,9 @@ void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetC
     if (auto file = t.String("mapping_file")) ds->mapping_file = ResolvePath(base_dir, *file);
   }
 
-  if (known && ds->source != "actorrec") {
-    t.NotApplicable("shuffle", "applies only to source = \"actorrec\" (convert other sources first for a "
-                               "shuffled epoch order)");
+  if (known && generated) {
+    t.NotApplicable("shuffle", "applies only to datasets read from files (generated data comes in a random order "
+                               "already)");
   } else {
     Assign(t.Bool("shuffle"), &ds->shuffle);
   }

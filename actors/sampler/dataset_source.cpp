@@ -13,6 +13,7 @@
 #include "data/readers/dlrm_binary_reader.hpp"
 #include "data/readers/libfm.hpp"
 #include "data/holdout.hpp"
+#include "data/shuffle_window.hpp"
 #include "data/readers/npy_triplet_reader.hpp"
 #include "data/readers/text_reader.hpp"
 
@@ -253,7 +254,17 @@ Result<std::unique_ptr<data::SampleReader>> OpenEpoch(const config::Config& cfg,
   // reports the eval split's): a generated epoch kept 8 bytes of every
   // sample it made, 16 kB a batch of 2048 and 128 MiB at the cap, for
   // nothing.
-  if (cfg.dataset.source != "actorrec") return OpenSplit(cfg, split, BayesRecord::kNone);
+  if (cfg.dataset.source != "actorrec") {
+    auto reader = OpenSplit(cfg, split, BayesRecord::kNone);
+    // Files read as they are (text, binary days) shuffle within a bounded
+    // window, seeded by run.seed and the epoch; generated data is random
+    // already, and evaluation reads in file order.
+    if (!reader.ok() || cfg.dataset.source == "generated" || !cfg.dataset.shuffle || split != Split::kTrain) {
+      return reader;
+    }
+    const uint64_t seed = cfg.run.seed * 0x9e3779b97f4a7c15ULL + epoch;
+    return data::ShuffleWindow(std::move(reader).value(), data::kDefaultShuffleWindow, seed);
+  }
   auto paths = SplitPaths(cfg.dataset, split);
   if (!paths.ok()) return paths.status();
   auto dataset = data::format::Dataset::Open(paths->front());
