@@ -5,52 +5,24 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <random>
+
+#include "tests/data/counting_reader.hpp"
 
 namespace actorrec::data {
 namespace {
 
-// A stream of `n` samples whose label is the sample's index (for checking).
-class Counting final : public SampleReader {
- public:
-  Counting(uint64_t n, size_t block) : n_(n), block_(block) { schema_.tables = {{"t", 10}}; }
-  const DatasetSchema& schema() const override { return schema_; }
-  const BadRecords& bad_records() const override { return bad_; }
-  Status Next(size_t max_samples, SampleBlock* out) override {
-    out->Reset(schema_);
-    const uint64_t take = std::min<uint64_t>({max_samples, block_, n_ - next_});
-    for (uint64_t i = 0; i < take; ++i, ++next_) {
-      out->labels.push_back(static_cast<float>(next_));
-      out->tables[0].AppendSingle(static_cast<RowId>(next_ % 10));
-    }
-    return Status::Ok();
-  }
-
- private:
-  uint64_t n_, next_ = 0;
-  size_t block_;
-  DatasetSchema schema_;
-  BadRecords bad_;
-};
-
-std::vector<float> Drain(SampleReader& reader, size_t max) {
-  std::vector<float> out;
-  SampleBlock block;
-  for (;;) {
-    REQUIRE(reader.Next(max, &block).ok());
-    if (block.empty()) return out;
-    REQUIRE(block.size() <= max);
-    out.insert(out.end(), block.labels.begin(), block.labels.end());
-  }
-}
+using testing::CountingReader;
+using testing::DrainLabels;
 
 TEST_CASE("the held-out and training sides partition the stream in order, whatever the block sizes", "[data]") {
   const double fraction = GENERATE(0.01, 0.1, 0.5, 0.9);
   std::mt19937_64 rng(static_cast<uint64_t>(fraction * 1000));
   const uint64_t n = 20000;
   const size_t inner_block = 1 + rng() % 700, outer = 1 + rng() % 900;
-  const auto eval = Drain(*HoldOutSplit(std::make_unique<Counting>(n, inner_block), fraction, true), outer);
-  const auto train = Drain(*HoldOutSplit(std::make_unique<Counting>(n, 1 + rng() % 50), fraction, false), 1 + rng() % 64);
+  const auto eval = DrainLabels(*HoldOutSplit(std::make_unique<CountingReader>(n, inner_block), fraction, true), outer);
+  const auto train = DrainLabels(*HoldOutSplit(std::make_unique<CountingReader>(n, 1 + rng() % 50), fraction, false), 1 + rng() % 64);
   REQUIRE(eval.size() + train.size() == n);
   // In order, and each index on the side the rule says.
   for (size_t i = 1; i < eval.size(); ++i) REQUIRE(eval[i - 1] < eval[i]);
