@@ -277,11 +277,12 @@ std::filesystem::path DirectoryOf(const std::string& path) {
 }  // namespace
 
 Config LoadConfig(const std::string& path) {
-  std::string text, error;
-  if (!ReadFileText(path, &text, &error)) {
+  // An empty path names no file (LoadConfigWith would take the embedded
+  // default): the read fails and says why.
+  if (std::string text, error; path.empty() && !ReadFileText(path, &text, &error)) {
     throw ConfigError({Problem{path, 0, "", "cannot read the file: " + error}});
   }
-  return Parse(text, path, DirectoryOf(path), MachineMemory());
+  return LoadConfigWith(path, {});
 }
 
 Config ParseConfig(std::string_view toml_text, const std::string& path) {
@@ -293,6 +294,8 @@ Config ParseConfig(std::string_view toml_text, const std::string& path, const Me
 }
 
 Config LoadConfigWith(const std::string& path, std::span<const std::string> overrides) {
+  // The embedded file has no directory: its paths resolve against the
+  // working directory.
   if (path.empty()) return Parse(EmbeddedLocalToml(), kEmbeddedName, {}, MachineMemory(), overrides);
   std::string text, error;
   if (!ReadFileText(path, &text, &error)) {
@@ -301,10 +304,6 @@ Config LoadConfigWith(const std::string& path, std::span<const std::string> over
   return Parse(text, path, DirectoryOf(path), MachineMemory(), overrides);
 }
 
-Config LoadEmbeddedLocal() {
-  // The embedded file has no directory: its paths resolve against the
-  // working directory.
-  return Parse(EmbeddedLocalToml(), kEmbeddedName, {}, MachineMemory());
-}
+Config LoadEmbeddedLocal() { return LoadConfigWith("", {}); }
 
 }  // namespace actorrec::config

@@ -2,15 +2,13 @@
 
 #include <cmath>
 
+#include "data/format/permutation.hpp"
+
 namespace actorrec::data {
 
 bool HeldOut(uint64_t index, double fraction) {
-  // SplitMix64's finalizer: consecutive indices spread over all 64 bits.
-  uint64_t z = index + 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  return std::ldexp(static_cast<double>(z >> 11), -53) < fraction;
+  // Consecutive indices spread over all 64 bits.
+  return std::ldexp(static_cast<double>(format::SplitMix64(index) >> 11), -53) < fraction;
 }
 
 namespace {

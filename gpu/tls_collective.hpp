@@ -57,26 +57,16 @@ class ClusterTls;
 
 namespace actorrec::gpu {
 
-struct TlsCollectiveOptions {
-  uint32_t rank = 0;
-  uint32_t size = 1;
-  // The address this rank listens on (its member's address); the port is
-  // chosen at setup and published in the store.
-  std::string address = "127.0.0.1";
-  // Bounds setup and every later wait for a peer.
-  std::chrono::milliseconds timeout{30000};
+// The group's rank, size, address (the port is chosen at setup and
+// published in the store), timeout, store, prefix (which also names the
+// group in the hello) and chunk size are a Gloo group's (GlooOptions), so
+// that one description of a group serves either collective; TLS adds:
+struct TlsCollectiveOptions : GlooOptions {
   // This process's keys (ClusterTls::Create from cluster.secret).
   std::shared_ptr<ClusterTls> tls;
-  // Where the ranks publish their listening address (the cluster's
-  // rendezvous actor, or an in-process store for threads).
-  std::shared_ptr<gloo::rendezvous::Store> store;
-  // Namespaces this group's keys in the store and names the group in the
-  // hello: unique per run and group.
-  std::string prefix;
   // The member whose certificate each rank must present (members[r] for
   // rank r); empty: any certificate of the cluster is accepted.
   std::vector<std::string> members;
-  size_t chunk_floats = kDefaultChunkFloats;
 };
 
 // Connects rank `options.rank` to its ring neighbours (blocks until both

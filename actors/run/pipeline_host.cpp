@@ -123,27 +123,22 @@ Result<std::function<Result<std::unique_ptr<gpu::Collective>>()>> PipelineHost::
     if (!rendezvous.ok()) return rendezvous.status();
     store = MakeActorStore(sys, (*rendezvous)[0], timeout);
   }
-  if (directory_.tls || !directory_.tls_error.empty()) {
-    if (!directory_.tls_error.empty()) return Status::Unavailable(directory_.tls_error);
+  gpu::GlooOptions group;
+  group.rank = rank;
+  group.size = size;
+  group.address = directory_.gloo_address;
+  group.timeout = timeout;
+  group.prefix = directory_.gloo_prefix;
+  group.store = store;
+  if (!directory_.tls_error.empty()) return Status::Unavailable(directory_.tls_error);
+  if (directory_.tls) {
     gpu::TlsCollectiveOptions tls;
-    tls.rank = rank;
-    tls.size = size;
-    tls.address = directory_.gloo_address;
-    tls.timeout = timeout;
+    static_cast<gpu::GlooOptions&>(tls) = group;
     tls.tls = directory_.tls;
-    tls.store = store;
-    tls.prefix = directory_.gloo_prefix;
     tls.members = directory_.rank_members;
     return std::function([tls] { return gpu::ConnectTls(tls); });
   }
-  gpu::GlooOptions gloo;
-  gloo.rank = rank;
-  gloo.size = size;
-  gloo.address = directory_.gloo_address;
-  gloo.timeout = timeout;
-  gloo.prefix = directory_.gloo_prefix;
-  gloo.store = store;
-  return std::function([gloo] { return gpu::ConnectGloo(gloo); });
+  return std::function([group] { return gpu::ConnectGloo(group); });
 }
 
 Status PipelineHost::Spawn(caf::actor_system& sys, const PlannedActor& planned) {
