@@ -19,6 +19,7 @@
 #include "data/format/dataset.hpp"
 #include "data/format/dataset_writer.hpp"
 #include "data/gen/generator_options.hpp"
+#include "tools/bench/bench_cli.hpp"
 
 using namespace actorrec;
 using namespace actorrec::data;
@@ -35,28 +36,24 @@ struct Flags {
   int reps = 3;
 };
 
+// Exits 0 after --help, 2 on a bad flag (naming it).
 Flags ParseFlags(int argc, char** argv) {
   Flags flags;
   const char* tmp = std::getenv("TMPDIR");
   flags.dir = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string name = argv[i];
-    const char* value = argv[i + 1];
-    if (name == "--samples") flags.samples = std::strtoull(value, nullptr, 10);
-    else if (name == "--dir") flags.dir = value;
-    else if (name == "--batch") flags.batch = std::strtoull(value, nullptr, 10);
-    else if (name == "--chunk") flags.chunk = static_cast<uint32_t>(std::strtoul(value, nullptr, 10));
-    else if (name == "--window") flags.window = static_cast<uint32_t>(std::strtoul(value, nullptr, 10));
-    else if (name == "--reps") flags.reps = std::atoi(value);
-    else {
-      std::fprintf(stderr, "unknown flag %s\n", name.c_str());
-      std::exit(2);
-    }
-  }
-  if (flags.samples == 0 || flags.batch == 0 || flags.chunk == 0 || flags.reps < 1) {
-    std::fprintf(stderr, "format_bench: --samples, --batch, --chunk and --reps must be positive\n");
-    std::exit(2);
-  }
+  CLI::App app{"The dataset format on Criteo-shaped data: write speed, and batch reads (file order and shuffled) "
+               "against a plain memcpy of the same mapped bytes, one thread.",
+               "format_bench"};
+  app.add_option("--samples", flags.samples, "samples written and read (default 1048576)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  app.add_option("--dir", flags.dir, "where the scratch file goes (default $TMPDIR or /tmp)")
+      ->check(CLI::ExistingDirectory);
+  app.add_option("--batch", flags.batch, "samples per batch read (default 2048)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
+  app.add_option("--chunk", flags.chunk, "samples per chunk of the file")->check(CLI::Range(uint32_t{1}, ~uint32_t{0}));
+  app.add_option("--window", flags.window, "chunks per shuffle window");
+  app.add_option("--reps", flags.reps, "repeats, the median reported (default 3)")->check(CLI::Range(1, 1000));
+  if (const int code = bench::ParseArgs(app, argc, argv); code >= 0) std::exit(code);
   return flags;
 }
 
