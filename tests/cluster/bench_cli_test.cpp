@@ -4,6 +4,8 @@
 // crashing (oracle_bench 0 and abc used to segfault).
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -20,6 +22,23 @@ std::string BenchBinary(const std::string& name) {
   REQUIRE(dir != nullptr);
   return std::string(dir) + "/" + name;
 }
+
+// Sets ACTORREC_BENCH_DIR for the actorrec children of one test; puts the
+// suite's value (meson's) back at the end.
+class BenchDirOverride {
+ public:
+  explicit BenchDirOverride(const std::string& dir) {
+    if (const char* old = std::getenv("ACTORREC_BENCH_DIR")) old_ = old;
+    ::setenv("ACTORREC_BENCH_DIR", dir.c_str(), 1);
+  }
+  ~BenchDirOverride() {
+    if (old_.empty()) ::unsetenv("ACTORREC_BENCH_DIR");
+    else ::setenv("ACTORREC_BENCH_DIR", old_.c_str(), 1);
+  }
+
+ private:
+  std::string old_;
+};
 
 }  // namespace
 
@@ -61,4 +80,62 @@ TEST_CASE("a bad argument of a bench program is an error naming it, exit code 2"
   INFO(name << ": " << run.output);
   CHECK(run.code == 2);
   CHECK(run.output.find(bad.named) != std::string::npos);
+}
+
+TEST_CASE("actorrec bench refuses a missing or unknown benchmark with exit code 2", "[cli][bench]") {
+  TempDir dir;
+  CliRun none = Actorrec(dir, {"bench"});
+  CHECK(none.code == 2);
+  CHECK_THAT(none.output, Catch::Contains("name what to run"));
+  CliRun unknown = Actorrec(dir, {"bench", "fast"});
+  CHECK(unknown.code == 2);
+  CHECK_THAT(unknown.output, Catch::Contains("fast"));
+}
+
+TEST_CASE("actorrec bench runs a bench program and keeps its output, CSV and SVG chart", "[cli][bench]") {
+  TempDir dir;
+  // A stand-in oracle_bench (ACTORREC_BENCH_DIR): prints a line and writes
+  // the CSV it is asked for, as the real one does, in no time.
+  const std::string fake = dir.Write("bin/oracle_bench",
+                                     "#!/bin/sh\necho \"stand-in oracle_bench $*\"\n"
+                                     "while [ $# -gt 1 ]; do if [ \"$1\" = --csv ]; then csv=$2; fi; shift; done\n"
+                                     "printf 'batch,W,L,alpha,ids,kernel,made,M_samples_per_s\\n"
+                                     "16384,8,200,1.05,scattered,avx512,ahead,3.5\\n"
+                                     "2048,8,200,1.05,scattered,avx512,ahead,1.25\\n' > \"$csv\"\n");
+  REQUIRE(::chmod(fake.c_str(), 0755) == 0);
+  const CliRun run = [&] {
+    BenchDirOverride bench_dir(dir.File("bin"));
+    return Actorrec(dir, {"bench", "oracle", "--out", dir.File("out")});
+  }();
+  INFO(run.output);
+  REQUIRE(run.code == 0);
+  CHECK_THAT(run.output, Catch::Contains("stand-in oracle_bench 10 0 --csv"));
+  CHECK_THAT(ReadBytes(dir.File("out/oracle_bench.txt")), Catch::Contains("stand-in oracle_bench"));
+  CHECK_THAT(ReadBytes(dir.File("out/oracle_bench.csv")), Catch::Contains("M_samples_per_s"));
+  const std::string svg = ReadBytes(dir.File("out/oracle_bench.svg"));
+  CHECK_THAT(svg, Catch::StartsWith("<svg"));
+  CHECK_THAT(svg, Catch::Contains("16384 8 200 1.05 scattered avx512 ahead"));
+  CHECK_THAT(svg, Catch::Contains(">3.5<"));
+  CHECK_THAT(svg, Catch::Contains(">1.25<"));
+
+  // A bench program that fails fails the command, naming it.
+  dir.Write("bin/oracle_bench", "#!/bin/sh\necho broken >&2\nexit 3\n");
+  const CliRun broken = [&] {
+    BenchDirOverride bench_dir(dir.File("bin"));
+    return Actorrec(dir, {"bench", "oracle", "--out", dir.File("out")}, "broken.log");
+  }();
+  CHECK(broken.code == 1);
+  CHECK_THAT(broken.output, Catch::Contains("oracle_bench exited with code 3"));
+}
+
+TEST_CASE("actorrec bench --profile writes a hardware profile with every key", "[cli][bench]") {
+  TempDir dir;
+  const CliRun run = Actorrec(dir, {"bench", "--profile", "--out", dir.File("out")});
+  INFO(run.output);
+  REQUIRE(run.code == 0);
+  const std::string toml = ReadBytes(dir.File("out/hardware.toml"));
+  for (const char* key : {"[hardware]", "gemm_gflops =", "memory_gbps =", "network_gbit =", "network_latency_us =",
+                          "host_device_gbps =", "trainer_memory_gib =", "shard_memory_gib ="}) {
+    CHECK_THAT(toml, Catch::Contains(key));
+  }
 }
