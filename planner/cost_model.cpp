@@ -5,18 +5,6 @@
 
 namespace actorrec::planner {
 
-const char* ModeName(Mode mode) {
-  switch (mode) {
-    case Mode::kNoCache: return "no_cache";
-    case Mode::kLrpp: return "lrpp";
-    case Mode::kLrppDelayed: return "lrpp_delayed";
-    case Mode::kReplicated: return "replicated";
-    case Mode::kStaticHot: return "static_hot";
-    case Mode::kIdeal: return "ideal";
-  }
-  return "?";
-}
-
 bool FetchOnCriticalPath(Mode mode) { return mode == Mode::kNoCache || mode == Mode::kStaticHot; }
 
 std::string Prediction::Dominant() const {

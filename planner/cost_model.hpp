@@ -23,15 +23,15 @@
 #include <cstdint>
 #include <string>
 
+#include "configs/config.hpp"
 #include "planner/hardware_profile.hpp"
 
 namespace actorrec::planner {
 
-enum class Mode { kNoCache, kLrpp, kLrppDelayed, kReplicated, kStaticHot, kIdeal };
-inline constexpr std::array<Mode, 6> kModes = {Mode::kNoCache,    Mode::kLrpp,      Mode::kLrppDelayed,
-                                               Mode::kReplicated, Mode::kStaticHot, Mode::kIdeal};
-// The config's spelling (training.mode).
-const char* ModeName(Mode mode);
+// The training modes (config::Mode, ARCHITECTURE §8), in the order tables list them.
+using config::Mode;
+inline constexpr std::array<Mode, 6> kModes = {Mode::kNoCache,    Mode::kStaticHot, Mode::kReplicated,
+                                               Mode::kLrpp,       Mode::kLrppDelayed, Mode::kIdeal};
 // Whether the mode's fetches wait for the previous batch's write-backs
 // (barrier b − 1: the DirectPlanner's no_cache and static_hot).
 bool FetchOnCriticalPath(Mode mode);

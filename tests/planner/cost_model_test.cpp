@@ -109,5 +109,5 @@ TEST_CASE("one trainer syncs nothing, and an accelerator adds the host-to-device
   // the trainer's link carries all 1600 bytes, then 1600 bytes at 1e5 B/s
   CHECK(t.fetch_s == Approx(0.0016 + 0.001 + 0.016));
   CHECK(t.compute_s == Approx(0.1 + 3 * 100 * 10 * 8 / 1e9));
-  CHECK(std::string(ModeName(Mode::kStaticHot)) == "static_hot");
+  CHECK(kModes.size() == 6);
 }
