@@ -14,6 +14,7 @@
 #include "planner/hardware_profile.hpp"
 #include "tools/bench_profile.hpp"
 #include "tools/bench_report.hpp"
+#include "tools/bench_simulate.hpp"
 
 namespace actorrec {
 namespace {
@@ -25,6 +26,7 @@ struct BenchFlags {
   bool full = false;
   bool profile = false;
   std::string out = "runs/bench";
+  std::string hardware;  // simulate: a profile instead of the built-in Bagpipe-like one
 };
 
 // One bench program's run: its arguments at the small and the full size,
@@ -173,8 +175,11 @@ int RunBench(const BenchFlags& flags) {
         written.push_back((dir / "cluster").string() + "/cluster_bench.{csv,svg}");
       }
     }
-    if (flags.what == "simulate") {
-      return Fail(kExitNotBuilt, "simulate: not built yet (the cluster simulator is issue 27's step 4).");
+    if (flags.what == "simulate" || flags.what == "all") {
+      SimulateFlags sim;
+      sim.hardware = flags.hardware;
+      if (flags.full) sim.trainers = {8, 16, 32, 64, 128}, sim.batches = 30;
+      if (const int code = RunSimulate(sim, dir, &written); code != kExitOk) return code;
     }
   }
   std::cout << "\nactorrec bench: wrote";
@@ -198,6 +203,10 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
                   "measure this machine's hardware profile (GEMM rate, memory bandwidth, loopback network) into "
                   "OUT/hardware.toml, for `actorrec plan --recommend` (docs/planner.md)");
   bench->add_option("--out,-o", flags->out, "the run directory (default runs/bench)");
+  bench->add_option("--hardware", flags->hardware,
+                    "simulate: the hardware profile (TOML) of the simulated cluster; default: a built-in one "
+                    "like Bagpipe's testbed (V100 trainers, 10 Gbit/s; docs/planner.md)")
+      ->check(CLI::ExistingFile);
   bench->callback([flags] {
     if (flags->what.empty() && !flags->profile) {
       throw CLI::ValidationError("bench", "name what to run (oracle, data, train, cluster, simulate, all), or --profile");

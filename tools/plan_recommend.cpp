@@ -9,9 +9,6 @@
 
 #include "actors/common/exit_codes.hpp"
 #include "actors/run/run_parts.hpp"
-#include "gpu/backend_select.hpp"
-#include "models/model.hpp"
-#include "models/optimizers.hpp"
 #include "planner/cost_model.hpp"
 #include "tools/plan_sample.hpp"
 
@@ -44,14 +41,8 @@ std::optional<Sampled> Sample(const config::Config& cfg, uint64_t batches, PlanS
     return std::nullopt;
   }
   if (info != nullptr) *info = sample;
-  const oracle::PlanStats& st = report.stats;
-  const auto& t = st.totals();
   Sampled out;
-  out.rows.fetched = st.PerBatch(t.fetched);
-  out.rows.critical = st.PerBatch(t.critical);
-  out.rows.delayed = st.PerBatch(t.delayed);
-  out.rows.evictions = st.PerBatch(t.evictions);
-  out.rows.unique = st.PerBatch(t.unique);
+  out.rows = RowsOf(report.stats);
   out.lookahead = report.lookahead;
   out.batches = report.batches;
   return out;
@@ -82,28 +73,9 @@ int RunRecommend(const config::Config& base, uint64_t sample_batches, const std:
     err << "actorrec plan: " << why << "\n";
     return kExitFailure;
   }
-  const models::ModelSpec spec = models::SpecOf(base.model, static_cast<uint32_t>(info.schema.num_dense()),
-                                                static_cast<uint32_t>(info.schema.num_tables()));
-  auto backend_choice = gpu::ChooseBackend("cpu");
-  if (!backend_choice.ok()) return err << "actorrec plan: " << backend_choice.status().message() << "\n", kExitFailure;
-  auto backend = gpu::MakeBackend(*backend_choice);
-  if (!backend.ok()) return err << "actorrec plan: " << backend.status().message() << "\n", kExitFailure;
-  auto model = models::Model::Create(spec, backend->get());
-  if (!model.ok()) return err << "actorrec plan: " << model.status().message() << "\n", kExitFailure;
-  const models::RowOptimizer row_optimizer(base.optimizer.sparse, models::SparseSettingsOf(base.optimizer),
-                                           static_cast<uint32_t>(base.model.embedding_dim));
-
-  planner::Workload work;
-  work.trainers = static_cast<uint32_t>(base.cluster.TotalTrainers());
-  work.shards = static_cast<uint32_t>(base.cluster.TotalShards());
-  work.shard_hosts = 0;
-  for (const auto& m : base.cluster.members) work.shard_hosts += m.embedding_shards > 0;
-  work.flops_per_sample = models::MlpFlopsPerSample(spec);
-  work.dense_bytes = static_cast<double>((*model)->params().size()) * sizeof(float);
-  work.lookups_per_sample = info.ids_per_sample;
-  work.embedding_bytes = static_cast<double>((*model)->embedding_width()) * sizeof(float);
-  work.row_bytes = static_cast<double>(row_optimizer.row_floats()) * sizeof(float);
-  work.sync_row_bytes = work.embedding_bytes + sizeof(uint64_t);  // the row's gradient and its id
+  auto workload = WorkloadOf(base, info);
+  if (!workload.ok()) return err << "actorrec plan: " << workload.status().message() << "\n", kExitFailure;
+  const planner::Workload work = *workload;
   uint64_t total_rows = 0;
   for (const auto& t : info.schema.tables) total_rows += t.rows;
 
