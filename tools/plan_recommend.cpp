@@ -149,36 +149,42 @@ int RunRecommend(const config::Config& base, uint64_t sample_batches, const std:
       << "  dominated by " << best->p.Dominant() << "\n"
       << "  (a larger batch changes training, not only its speed: check the model's quality at that size)\n\n";
 
-  // Every mode at the choice.
-  out << "every mode at the choice (per iteration, one trainer):\n";
-  out << "  mode           compute ms  fetch ms  sync ms  iter ms   samples/s  critical KB  dominant\n";
-  const double shard_bytes = static_cast<double>(total_rows) * work.row_bytes / std::max<uint32_t>(work.shards, 1);
-  for (config::Mode m : planner::kModes) {
-    config::Config cfg = base;
-    cfg.training.mode = m;
-    cfg.training.batch_size = best->batch;
-    cfg.training.cache_rows = best->cache;
-    cfg.training.lookahead = best->lookahead_asked;
-    char line[220];
-    if (m == config::Mode::kIdeal && static_cast<double>(total_rows) * work.row_bytes > hw.trainer_memory) {
-      std::snprintf(line, sizeof line, "  %-14s every row in every trainer needs %.2f GiB, more than trainer_memory_gib\n",
-                    config::ModeName(m), static_cast<double>(total_rows) * work.row_bytes / 1073741824.0);
+  // Every mode at a setting of batch size, cache rows and L.
+  auto print_modes = [&](const std::string& title, int64_t batch, int64_t cache, int64_t lookahead) {
+    out << "every mode " << title << " (per iteration, one trainer):\n";
+    out << "  mode           compute ms  fetch ms  sync ms  iter ms   samples/s  critical KB  dominant\n";
+    for (config::Mode m : planner::kModes) {
+      config::Config cfg = base;
+      cfg.training.mode = m;
+      cfg.training.batch_size = batch;
+      cfg.training.cache_rows = cache;
+      cfg.training.lookahead = lookahead;
+      char line[220];
+      if (m == config::Mode::kIdeal && static_cast<double>(total_rows) * work.row_bytes > hw.trainer_memory) {
+        std::snprintf(line, sizeof line, "  %-14s every row in every trainer needs %.2f GiB, more than trainer_memory_gib\n",
+                      config::ModeName(m), static_cast<double>(total_rows) * work.row_bytes / 1073741824.0);
+        out << line;
+        continue;
+      }
+      const auto sampled = Sample(cfg, sample_batches, nullptr, &why);
+      if (!sampled) {
+        out << "  " << config::ModeName(m) << ": does not plan: " << why.substr(0, why.find('\n')) << "\n";
+        continue;
+      }
+      planner::Workload w = work;
+      w.batch = static_cast<uint32_t>(batch);
+      const planner::Prediction p = planner::Predict(m, w, sampled->rows, hw);
+      std::snprintf(line, sizeof line, "  %-14s %10.2f %9.2f %8.2f %8.2f %11.0f %12.1f  %s\n", config::ModeName(m),
+                    p.compute_s * 1e3, p.exposed_fetch_s * 1e3, p.exposed_sync_s * 1e3, p.iteration_s * 1e3,
+                    p.samples_per_s(), p.critical_bytes / 1e3, p.Dominant().c_str());
       out << line;
-      continue;
     }
-    const auto sampled = Sample(cfg, sample_batches, nullptr, &why);
-    if (!sampled) {
-      out << "  " << config::ModeName(m) << ": does not plan: " << why.substr(0, why.find('\n')) << "\n";
-      continue;
-    }
-    planner::Workload w = work;
-    w.batch = static_cast<uint32_t>(best->batch);
-    const planner::Prediction p = planner::Predict(m, w, sampled->rows, hw);
-    std::snprintf(line, sizeof line, "  %-14s %10.2f %9.2f %8.2f %8.2f %11.0f %12.1f  %s\n", config::ModeName(m),
-                  p.compute_s * 1e3, p.exposed_fetch_s * 1e3, p.exposed_sync_s * 1e3, p.iteration_s * 1e3,
-                  p.samples_per_s(), p.critical_bytes / 1e3, p.Dominant().c_str());
-    out << line;
+  };
+  print_modes("at the configured batch, cache_rows and lookahead", b0, c0, base.training.lookahead);
+  if (best->batch != b0 || best->cache != c0 || best->lookahead_asked != base.training.lookahead) {
+    print_modes("at the recommended choice", best->batch, best->cache, best->lookahead_asked);
   }
+  const double shard_bytes = static_cast<double>(total_rows) * work.row_bytes / std::max<uint32_t>(work.shards, 1);
   if (shard_bytes > hw.shard_memory) {
     out << "warning: each shard holds " << Fixed(shard_bytes / 1073741824.0, 2)
         << " GiB of rows, more than shard_memory_gib: add shards\n";
