@@ -123,8 +123,10 @@ std::vector<Program> ProgramsOf(const std::string& what) {
                         {"batch", "W", "L", "alpha", "ids", "kernel", "made"}});
   }
   if (what == "data" || what == "all") {
-    programs.push_back({"format_bench", {"--samples", "131072", "--reps", "1"}, {}, false, "", "", {}});
-    programs.push_back({"data_bench", {"--samples", "50000", "--reps", "1"}, {}, false, "", "", {}});
+    programs.push_back({"format_bench", {"--samples", "131072", "--reps", "1"}, {}, true, "samples_per_s_per_core",
+                        "samples/s per core", {"read"}});
+    programs.push_back({"data_bench", {"--samples", "50000", "--reps", "1"}, {}, true, "samples_per_s_per_core",
+                        "samples/s per core", {"row"}});
   }
   if (what == "train" || what == "all") {
     programs.push_back({"train_bench", {"8", "0.01", "2"}, {"24", "0.05", "2"}, true, "samples_per_s", "samples/s",

@@ -31,8 +31,8 @@ inline void AddCsvFlag(CLI::App& app, std::string* path) {
 }
 
 // One CSV file: a header, then rows of the same width. With an empty path
-// nothing is written. Fields are written as given: callers pass numbers and
-// names without commas.
+// nothing is written. A comma inside a field becomes a semicolon (no
+// quoting: `actorrec bench` splits at commas).
 class CsvTable {
  public:
   // Exits 1 naming the file when it cannot be created.
@@ -47,7 +47,11 @@ class CsvTable {
   }
   void Row(const std::vector<std::string>& fields) {
     if (!file_.is_open()) return;
-    for (size_t i = 0; i < fields.size(); ++i) file_ << (i ? "," : "") << fields[i];
+    for (size_t i = 0; i < fields.size(); ++i) {
+      std::string field = fields[i];
+      for (char& c : field) c = c == ',' ? ';' : c;
+      file_ << (i ? "," : "") << field;
+    }
     file_ << "\n";
     file_.flush();
   }

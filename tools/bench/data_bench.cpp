@@ -59,6 +59,7 @@ struct Flags {
   double row_scale = 1.0;        // of the generator's Criteo Kaggle tables
   uint32_t session_length = 8;   // the "with sessions" row
   double session_dup = 0.5;      // every table's RecD duplication probability there
+  std::string csv;               // also write both tables' rows here
 };
 
 // Exits 0 after --help, 2 on a bad flag (naming it).
@@ -81,6 +82,7 @@ Flags ParseFlags(int argc, char** argv) {
       ->check(CLI::Range(uint32_t{2}, uint32_t{1} << 20));
   app.add_option("--session-dup", flags.session_dup, "each table's duplication probability there, in [0, 1]")
       ->check(CLI::Range(0.0, 1.0));
+  bench::AddCsvFlag(app, &flags.csv);
   if (const int code = bench::ParseArgs(app, argc, argv); code >= 0) std::exit(code);
   return flags;
 }
@@ -226,6 +228,7 @@ uint64_t Drain(SampleReader& reader) {
 
 int main(int argc, char** argv) {
   const Flags flags = ParseFlags(argc, argv);
+  bench::CsvTable csv(flags.csv, {"table", "row", "samples_per_s_per_core", "ratio"});  // before any scratch file
   std::string command = argv[0];
   for (int i = 1; i < argc; ++i) command.append(" ").append(argv[i]);
 
@@ -301,6 +304,7 @@ int main(int argc, char** argv) {
               "wall MB/s");
   const auto tsv_row = [&](const char* name, const Times& t) {
     std::printf("%-42s %10.0f %14.3g %8.3f %10.0f\n", name, mb / t.cpu, n / t.cpu, read.cpu / t.cpu, mb / t.wall);
+    csv.Row({"TSV (vs read)", name, bench::Num(n / t.cpu), bench::Num(read.cpu / t.cpu)});
   };
   tsv_row("plain sequential read (read(), 4 MiB)", read);
   tsv_row("TSV reader alone (parse + hash)", parse);
@@ -310,6 +314,7 @@ int main(int argc, char** argv) {
               "wall samples/s");
   const auto gen_row = [&](const std::string& name, const Times& t) {
     std::printf("%-42s %14.3g %16.3f %12.3g\n", name.c_str(), n / t.cpu, gen_plain.cpu / t.cpu, n / t.wall);
+    csv.Row({"generator (vs no sessions)", name, bench::Num(n / t.cpu), bench::Num(gen_plain.cpu / t.cpu)});
   };
   char scale[32];
   std::snprintf(scale, sizeof scale, "%g", flags.row_scale);

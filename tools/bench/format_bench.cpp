@@ -34,6 +34,7 @@ struct Flags {
   uint32_t chunk = DatasetWriterOptions{}.samples_per_chunk;
   uint32_t window = EpochOptions{}.window_chunks;
   int reps = 3;
+  std::string csv;  // also write the read table's rows here
 };
 
 // Exits 0 after --help, 2 on a bad flag (naming it).
@@ -53,6 +54,7 @@ Flags ParseFlags(int argc, char** argv) {
   app.add_option("--chunk", flags.chunk, "samples per chunk of the file")->check(CLI::Range(uint32_t{1}, ~uint32_t{0}));
   app.add_option("--window", flags.window, "chunks per shuffle window");
   app.add_option("--reps", flags.reps, "repeats, the median reported (default 3)")->check(CLI::Range(1, 1000));
+  bench::AddCsvFlag(app, &flags.csv);
   if (const int code = bench::ParseArgs(app, argc, argv); code >= 0) std::exit(code);
   return flags;
 }
@@ -142,6 +144,7 @@ double ReadAllBatches(const Dataset& dataset, const EpochOptions& options) {
 
 int main(int argc, char** argv) {
   const Flags flags = ParseFlags(argc, argv);
+  bench::CsvTable csv(flags.csv, {"read", "samples_per_s_per_core", "MB_per_s", "vs_memcpy"});  // before the file
   const DatasetSchema schema = CriteoSchema();
   const std::string path = flags.dir + "/format_bench." + std::to_string(::getpid()) + ".ards";
   g_path = path;
@@ -186,6 +189,7 @@ int main(int argc, char** argv) {
   std::printf("%-44s %14s %10s %10s\n", "read", "samples/s/core", "MB/s", "vs memcpy");
   const auto row = [&](const std::string& name, double seconds) {
     std::printf("%-44s %14.3g %10.0f %10.2f\n", name.c_str(), n / seconds, mb / seconds, copy / seconds);
+    csv.Row({name, bench::Num(n / seconds), bench::Num(mb / seconds), bench::Num(copy / seconds)});
   };
   row("memcpy of the same mapped bytes", copy);
   row("file-order batches", seq);
