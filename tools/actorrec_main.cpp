@@ -18,6 +18,7 @@
 #include "base/version.hpp"
 #include "configs/config.hpp"
 #include "gpu/backend_select.hpp"
+#include "tools/bench_command.hpp"
 #include "tools/config_command.hpp"
 #include "tools/config_flags.hpp"
 #include "tools/data_command.hpp"
@@ -188,6 +189,7 @@ int main(int argc, char** argv) {
   auto run_config = AddConfigCommand(app);
   auto run_plan = AddPlanCommand(app);
   auto run_predict = AddPredictCommand(app);
+  auto run_bench = AddBenchCommand(app);
 
   struct Pending {
     const char* name;
@@ -197,8 +199,6 @@ int main(int argc, char** argv) {
   const Pending pending[] = {
       {"inspect", "Connect to a running cluster's inspector and show its live actors and stats.",
        "The interactive inspector client arrives with a later issue."},
-      {"bench", "Run benchmarks (oracle, data, training, cluster) and print measured ratios.",
-       "Benchmarks arrive with the components they measure."},
   };
   std::vector<CLI::App*> pending_apps;
   for (const auto& p : pending) {
@@ -229,6 +229,7 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("plan")) return Guarded("plan", run_plan);
   if (app.got_subcommand("predict")) return Guarded("predict", run_predict);
+  if (app.got_subcommand("bench")) return Guarded("bench", run_bench);
   for (size_t i = 0; i < pending_apps.size(); ++i) {
     if (pending_apps[i]->parsed()) return NotBuilt(pending[i].name, pending[i].what);
   }

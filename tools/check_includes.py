@@ -26,6 +26,7 @@ LOWER = {
     "configs": ["base"],
     "gpu": ["base"],
     "models": ["base", "data", "configs", "gpu"],
+    "planner": ["base", "data", "plan", "configs"],
 }
 BELOW_ACTORS = list(LOWER)
 

@@ -9,14 +9,11 @@
 #include <string>
 
 #include "actors/common/exit_codes.hpp"
-#include "actors/oracle/plan_dump.hpp"
-#include "actors/sampler/batch_sequence.hpp"
-#include "actors/sampler/dataset_source.hpp"
-#include "actors/run/run_parts.hpp"
 #include "base/logging.hpp"
 #include "configs/config.hpp"
-#include "models/optimizers.hpp"
 #include "tools/config_flags.hpp"
+#include "tools/plan_recommend.hpp"
+#include "tools/plan_sample.hpp"
 
 namespace actorrec {
 namespace {
@@ -40,6 +37,8 @@ struct PlanFlags {
   uint64_t batches = 10;
   std::string out = "-";
   std::optional<uint32_t> trainer;
+  bool recommend = false;
+  std::string hardware;
 };
 
 int Fail(int code, const std::string& message) {
@@ -52,47 +51,7 @@ int RunPlan(const PlanFlags& flags) {
   if (!LoadConfigFlags(flags.config, "plan", std::cerr, &cfg)) return kExitUsage;
   // Readers may log; the log goes to stderr, the plans (maybe) to stdout.
   if (!InitLogging("plan", "warn")) return Fail(kExitFailure, "cannot start logging");
-
-  auto first_epoch = OpenEpoch(cfg, Split::kTrain, 0);
-  if (!first_epoch.ok()) return Fail(kExitFailure, first_epoch.status().message());
-  const data::DatasetSchema schema = (*first_epoch)->schema();
-  first_epoch->reset();
-
-  std::vector<uint64_t> table_rows;
-  for (const auto& t : schema.tables) table_rows.push_back(t.rows);
-  auto planned = trainer::PlannerOptionsOf(cfg, std::move(table_rows), 0);
-  if (!planned.ok()) return Fail(kExitUsage, planned.status().message());
-  const oracle::PlannerOptions& options = *planned;
-
-  const models::RowOptimizer row_optimizer(cfg.optimizer.sparse, models::SparseSettingsOf(cfg.optimizer),
-                                           static_cast<uint32_t>(cfg.model.embedding_dim));
-  oracle::DumpOptions dump;
-  dump.batches = flags.batches;
-  dump.trainer = flags.trainer;
-  dump.bytes_per_row = uint64_t{row_optimizer.row_floats()} * sizeof(float);
-
-  if (trainer::IsDirectMode(cfg.training.mode)) {
-    auto direct = trainer::DirectOptionsOf(cfg, options.table_rows, 0);
-    if (!direct.ok()) return Fail(kExitUsage, direct.status().message());
-    dump.direct = std::move(direct).value();
-  }
-  std::cerr << "actorrec plan: config " << cfg.path << ": " << options.trainers << " trainer(s), "
-            << options.table_rows.size() << " tables, batch " << cfg.training.batch_size << ", training.cache_rows "
-            << cfg.training.cache_rows << " slots per trainer, mode " << config::ModeName(cfg.training.mode)
-            << (options.private_rows ? "" : " (no private rows)") << "\n";
-
-  BatchSequence::Options seq;
-  seq.batch_size = static_cast<uint32_t>(cfg.training.batch_size);
-  seq.epochs = static_cast<uint32_t>(cfg.training.epochs);
-  seq.max_batches = cfg.training.max_batches;
-  BatchSequence sequence([&cfg](uint32_t epoch) { return OpenEpoch(cfg, Split::kTrain, epoch); }, seq);
-  data::Batch batch;
-  oracle::BatchSource source = [&](data::SampleBlock* out) -> Result<bool> {
-    if (Status s = sequence.Next(&batch); !s.ok()) return s;
-    if (sequence.done()) return false;
-    std::swap(*out, batch.samples);
-    return true;
-  };
+  if (flags.recommend) return RunRecommend(cfg, flags.batches, flags.hardware, std::cout, std::cerr);
 
   std::ofstream file;
   std::ostream* out = &std::cout;
@@ -104,9 +63,19 @@ int RunPlan(const PlanFlags& flags) {
     if (!file) return Fail(kExitFailure, "cannot write " + flags.out);
     out = &file;
   }
+  PlanSample sample;
+  sample.batches = flags.batches;
+  sample.trainer = flags.trainer;
   oracle::DumpReport report;
-  const Status s = oracle::DumpPlans(options, source, dump, out, &report);
+  const Status s = PlanConfig(cfg, &sample, out, &report);
   if (file.is_open()) file.close();
+  if (sample.trainers > 0) {
+    std::cerr << "actorrec plan: config " << cfg.path << ": " << sample.trainers << " trainer(s), "
+              << sample.schema.tables.size() << " tables, batch " << cfg.training.batch_size
+              << ", training.cache_rows " << cfg.training.cache_rows << " slots per trainer, mode "
+              << config::ModeName(cfg.training.mode)
+              << (cfg.training.mode == config::Mode::kReplicated ? " (no private rows)" : "") << "\n";
+  }
   if (!report.lookahead_report.empty()) std::cerr << "actorrec plan: " << report.lookahead_report << "\n";
   if (!s.ok()) {
     if (report.capacity_error) {
@@ -120,7 +89,7 @@ int RunPlan(const PlanFlags& flags) {
   if (file.is_open() || flags.out != "-") {
     if (!file) return Fail(kExitFailure, "writing " + flags.out + " failed");
   }
-  const uint64_t lines = report.batches * (flags.trainer ? 1 : options.trainers);
+  const uint64_t lines = report.batches * (flags.trainer ? 1 : sample.trainers);
   std::cerr << "actorrec plan: wrote " << lines << " line(s), " << report.batches << " batch(es)"
             << (flags.trainer ? " of trainer " + std::to_string(*flags.trainer) : std::string(" of every trainer"))
             << ", to " << (flags.out == "-" ? std::string("stdout") : flags.out) << "\n"
@@ -149,6 +118,18 @@ std::function<int()> AddPlanCommand(CLI::App& app) {
   plan->add_option_function<uint32_t>(
       "--trainer,-t", [flags](const uint32_t& w) { flags->trainer = w; },
       "write only this trainer's plans (0-based); default: every trainer");
+  plan->add_flag("--recommend", flags->recommend,
+                 "instead of writing plans: plan --batches batches for candidate batch sizes, cache sizes and "
+                 "lookaheads, predict each one's time on --hardware with the cost model (docs/planner.md), print the "
+                 "best, every mode's predicted time at it and the dominating term");
+  plan->add_option("--hardware", flags->hardware,
+                   "hardware profile (TOML) for --recommend: `actorrec bench --profile` writes this machine's")
+      ->check(CLI::ExistingFile);
+  plan->callback([flags] {
+    if (flags->recommend && flags->hardware.empty()) {
+      throw CLI::ValidationError("--recommend", "needs --hardware FILE (actorrec bench --profile measures one)");
+    }
+  });
   return [flags] { return RunPlan(*flags); };
 }
 

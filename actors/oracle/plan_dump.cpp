@@ -38,6 +38,7 @@ Status DumpPlans(const PlannerOptions& options, const BatchSource& source, const
     while (report->batches < dump.batches && planner.Ready()) {
       if (Status s = planner.PlanNext(&plan); !s.ok()) return planner_failed(s);
       report->stats.Add(plan);
+      if (dump.on_plan) dump.on_plan(plan);
       for (uint32_t w = 0; w < options.trainers; ++w) {
         if (!dump.trainer || *dump.trainer == w) *out << PlanToJson(plan.ForTrainer(w)) << '\n';
       }

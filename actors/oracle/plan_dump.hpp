@@ -28,6 +28,9 @@ struct DumpOptions {
   // plans come from a DirectPlanner, as in the oracle actor; the
   // PlannerOptions still give the trainers.
   std::optional<DirectOptions> direct;
+  // Called with every plan, in batch order, before its lines are written
+  // (the cluster simulator replays them); may be empty.
+  std::function<void(const BatchPlan&)> on_plan;
 };
 
 // What a dump did, filled as far as it got, also when it fails.

@@ -144,12 +144,17 @@ std::string ActorrecBinary() {
   return bin;
 }
 
+CliRun RunProgram(const TempDir& dir, const std::vector<std::string>& argv, const std::string& log,
+                  std::chrono::milliseconds timeout) {
+  ChildProcess p(argv, dir.File(log));
+  const std::optional<int> code = p.WaitExit(timeout);
+  return {code.value_or(-1), p.Log()};
+}
+
 CliRun Actorrec(const TempDir& dir, std::vector<std::string> args, const std::string& log,
                 std::chrono::milliseconds timeout) {
   args.insert(args.begin(), ActorrecBinary());
-  ChildProcess p(args, dir.File(log));
-  const std::optional<int> code = p.WaitExit(timeout);
-  return {code.value_or(-1), p.Log()};
+  return RunProgram(dir, args, log, timeout);
 }
 
 }  // namespace actorrec::testing

@@ -60,6 +60,9 @@ struct CliRun {
   int code;
   std::string output;
 };
+// Any program, argv[0] an absolute path, run the same way.
+CliRun RunProgram(const TempDir& dir, const std::vector<std::string>& argv, const std::string& log = "out.log",
+                  std::chrono::milliseconds timeout = std::chrono::seconds(240));
 CliRun Actorrec(const TempDir& dir, std::vector<std::string> args, const std::string& log = "out.log",
                 std::chrono::milliseconds timeout = std::chrono::seconds(240));
 

@@ -254,3 +254,40 @@ TEST_CASE("train with a cache too small exits 2 as plan does, prints no summary 
     REQUIRE(ReadBytes(metrics) == "{\"event\":\"summary\",\"previous\":true}\n");
   }
 }
+
+TEST_CASE("plan --recommend picks a configuration and predicts every mode on a given hardware profile",
+          "[cli][plan]") {
+  TempDir dir;
+  const std::string hardware = dir.Write("hw.toml", R"([hardware]
+name = "test hosts"
+gemm_gflops = 50
+memory_gbps = 10
+network_gbit = 1
+network_latency_us = 100
+host_device_gbps = 0
+trainer_memory_gib = 1
+shard_memory_gib = 1
+)");
+  auto r = Actorrec(dir, {"plan", "--config", Config(dir, 4096, "lrpp_delayed"), "--batches", "4", "--recommend",
+                          "--hardware", hardware});
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("hardware test hosts"));
+  CHECK(std::regex_search(r.output, std::regex(R"(recommended: training.batch_size = \d+, training.cache_rows = \d+)")));
+  CHECK(std::regex_search(r.output, std::regex("dominated by (compute|fetch|sync)")));
+  for (const char* mode : {"no_cache", "static_hot", "replicated", "lrpp ", "lrpp_delayed", "ideal"}) {
+    CHECK(std::regex_search(r.output, std::regex(std::string("\n  ") + mode + R"( *[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +\d+)")));
+  }
+}
+
+TEST_CASE("plan --recommend needs a hardware profile, and a bad one is named", "[cli][plan]") {
+  TempDir dir;
+  auto none = Actorrec(dir, {"plan", "--recommend"});
+  CHECK(none.code == 2);
+  CHECK_THAT(none.output, Catch::Contains("--hardware"));
+  const std::string bad = dir.Write("hw.toml", "[hardware]\nname = \"x\"\n");
+  auto r = Actorrec(dir, {"plan", "--config", Config(dir, 4096, "lrpp"), "--batches", "2", "--recommend",
+                          "--hardware", bad});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.output, Catch::Contains("hw.toml") && Catch::Contains("hardware.gemm_gflops"));
+}

@@ -19,6 +19,7 @@
 #include "base/cluster_tls.hpp"
 #include "gpu/gloo_collective.hpp"
 #include "gpu/tls_collective.hpp"
+#include "tools/bench/bench_cli.hpp"
 
 using namespace actorrec;
 using Clock = std::chrono::steady_clock;
@@ -69,13 +70,16 @@ double Round(std::vector<std::unique_ptr<gpu::Collective>>& group, std::vector<s
 }  // namespace
 
 int main(int argc, char** argv) {
-  const size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : size_t{1} << 20;
-  const uint32_t w = argc > 2 ? static_cast<uint32_t>(std::atoi(argv[2])) : 2;
-  const int rounds = argc > 3 ? std::atoi(argv[3]) : 20;
-  if (n == 0 || w < 2 || rounds < 1) {
-    std::fprintf(stderr, "usage: collective_bench [floats>0] [ranks>=2] [rounds>=1]\n");
-    return 2;
-  }
+  size_t n = size_t{1} << 20;
+  uint32_t w = 2;
+  int rounds = 20;
+  CLI::App app{"AllReduceRankOrder of the TLS collective against Gloo's plain TCP, ranks as threads on 127.0.0.1, "
+               "alternated in one run.",
+               "collective_bench"};
+  app.add_option("floats", n, "floats per all-reduce (default 1048576)")->check(CLI::Range(size_t{1}, size_t{1} << 32));
+  app.add_option("ranks", w, "ranks (threads, default 2)")->check(CLI::Range(uint32_t{2}, uint32_t{64}));
+  app.add_option("rounds", rounds, "timed rounds of each (default 20)")->check(CLI::Range(1, 1000000));
+  if (const int code = bench::ParseArgs(app, argc, argv); code >= 0) return code;
   std::vector<std::shared_ptr<ClusterTls>> keys;
   for (uint32_t r = 0; r < w; ++r) {
     auto k = ClusterTls::Create("collective-bench-secret-only-here", "member-" + std::to_string(r));

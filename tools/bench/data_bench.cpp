@@ -37,6 +37,7 @@
 #include "data/readers/line_source.hpp"
 #include "data/readers/posix_file.hpp"
 #include "data/readers/text_reader.hpp"
+#include "tools/bench/bench_cli.hpp"
 
 using namespace actorrec;
 using namespace actorrec::data;
@@ -58,37 +59,31 @@ struct Flags {
   double row_scale = 1.0;        // of the generator's Criteo Kaggle tables
   uint32_t session_length = 8;   // the "with sessions" row
   double session_dup = 0.5;      // every table's RecD duplication probability there
+  std::string csv;               // also write both tables' rows here
 };
 
+// Exits 0 after --help, 2 on a bad flag (naming it).
 Flags ParseFlags(int argc, char** argv) {
   Flags flags;
   const char* tmp = std::getenv("TMPDIR");
   flags.dir = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string name = argv[i];
-    const char* value = argv[i + 1];
-    if (name == "--samples") flags.samples = std::strtoull(value, nullptr, 10);
-    else if (name == "--dir") flags.dir = value;
-    else if (name == "--reps") flags.reps = std::atoi(value);
-    else if (name == "--seed") flags.seed = std::strtoull(value, nullptr, 10);
-    else if (name == "--row-scale") flags.row_scale = std::strtod(value, nullptr);
-    else if (name == "--session-length") flags.session_length = static_cast<uint32_t>(std::strtoul(value, nullptr, 10));
-    else if (name == "--session-dup") flags.session_dup = std::strtod(value, nullptr);
-    else {
-      std::fprintf(stderr, "unknown flag %s\n", name.c_str());
-      std::exit(2);
-    }
-  }
-  if (argc % 2 == 0) {
-    std::fprintf(stderr, "data_bench: flag %s has no value\n", argv[argc - 1]);
-    std::exit(2);
-  }
-  if (flags.samples == 0 || flags.reps < 1 || flags.session_length < 2 || !(flags.row_scale > 0) ||
-      !(flags.row_scale <= 1) || !(flags.session_dup >= 0) || !(flags.session_dup <= 1)) {
-    std::fprintf(stderr, "data_bench: --samples and --reps must be positive, --session-length at least 2, "
-                         "--row-scale in (0, 1] and --session-dup in [0, 1]\n");
-    std::exit(2);
-  }
+  CLI::App app{"Criteo TSV -> actorrec format against a plain read of the TSV, and the generator's samples/s with "
+               "and without sessions, one thread, in one run.",
+               "data_bench"};
+  app.add_option("--samples", flags.samples, "samples (default 500000)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  app.add_option("--dir", flags.dir, "where the scratch files go (default $TMPDIR or /tmp)")
+      ->check(CLI::ExistingDirectory);
+  app.add_option("--reps", flags.reps, "repeats, the median reported (default 3)")->check(CLI::Range(1, 1000));
+  app.add_option("--seed", flags.seed, "seed of the generated data (default 1)");
+  app.add_option("--row-scale", flags.row_scale, "share of the Criteo Kaggle table sizes, in (0, 1] (default 1)")
+      ->check(CLI::Range(1e-9, 1.0));
+  app.add_option("--session-length", flags.session_length, "samples per session in the sessions row (default 8)")
+      ->check(CLI::Range(uint32_t{2}, uint32_t{1} << 20));
+  app.add_option("--session-dup", flags.session_dup, "each table's duplication probability there, in [0, 1]")
+      ->check(CLI::Range(0.0, 1.0));
+  bench::AddCsvFlag(app, &flags.csv);
+  if (const int code = bench::ParseArgs(app, argc, argv); code >= 0) std::exit(code);
   return flags;
 }
 
@@ -233,6 +228,7 @@ uint64_t Drain(SampleReader& reader) {
 
 int main(int argc, char** argv) {
   const Flags flags = ParseFlags(argc, argv);
+  bench::CsvTable csv(flags.csv, {"table", "row", "samples_per_s_per_core", "ratio"});  // before any scratch file
   std::string command = argv[0];
   for (int i = 1; i < argc; ++i) command.append(" ").append(argv[i]);
 
@@ -308,6 +304,7 @@ int main(int argc, char** argv) {
               "wall MB/s");
   const auto tsv_row = [&](const char* name, const Times& t) {
     std::printf("%-42s %10.0f %14.3g %8.3f %10.0f\n", name, mb / t.cpu, n / t.cpu, read.cpu / t.cpu, mb / t.wall);
+    csv.Row({"TSV (vs read)", name, bench::Num(n / t.cpu), bench::Num(read.cpu / t.cpu)});
   };
   tsv_row("plain sequential read (read(), 4 MiB)", read);
   tsv_row("TSV reader alone (parse + hash)", parse);
@@ -317,6 +314,7 @@ int main(int argc, char** argv) {
               "wall samples/s");
   const auto gen_row = [&](const std::string& name, const Times& t) {
     std::printf("%-42s %14.3g %16.3f %12.3g\n", name.c_str(), n / t.cpu, gen_plain.cpu / t.cpu, n / t.wall);
+    csv.Row({"generator (vs no sessions)", name, bench::Num(n / t.cpu), bench::Num(gen_plain.cpu / t.cpu)});
   };
   char scale[32];
   std::snprintf(scale, sizeof scale, "%g", flags.row_scale);

@@ -19,6 +19,7 @@
 #include "data/format/dataset.hpp"
 #include "data/format/dataset_writer.hpp"
 #include "data/gen/generator_options.hpp"
+#include "tools/bench/bench_cli.hpp"
 
 using namespace actorrec;
 using namespace actorrec::data;
@@ -33,30 +34,28 @@ struct Flags {
   uint32_t chunk = DatasetWriterOptions{}.samples_per_chunk;
   uint32_t window = EpochOptions{}.window_chunks;
   int reps = 3;
+  std::string csv;  // also write the read table's rows here
 };
 
+// Exits 0 after --help, 2 on a bad flag (naming it).
 Flags ParseFlags(int argc, char** argv) {
   Flags flags;
   const char* tmp = std::getenv("TMPDIR");
   flags.dir = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string name = argv[i];
-    const char* value = argv[i + 1];
-    if (name == "--samples") flags.samples = std::strtoull(value, nullptr, 10);
-    else if (name == "--dir") flags.dir = value;
-    else if (name == "--batch") flags.batch = std::strtoull(value, nullptr, 10);
-    else if (name == "--chunk") flags.chunk = static_cast<uint32_t>(std::strtoul(value, nullptr, 10));
-    else if (name == "--window") flags.window = static_cast<uint32_t>(std::strtoul(value, nullptr, 10));
-    else if (name == "--reps") flags.reps = std::atoi(value);
-    else {
-      std::fprintf(stderr, "unknown flag %s\n", name.c_str());
-      std::exit(2);
-    }
-  }
-  if (flags.samples == 0 || flags.batch == 0 || flags.chunk == 0 || flags.reps < 1) {
-    std::fprintf(stderr, "format_bench: --samples, --batch, --chunk and --reps must be positive\n");
-    std::exit(2);
-  }
+  CLI::App app{"The dataset format on Criteo-shaped data: write speed, and batch reads (file order and shuffled) "
+               "against a plain memcpy of the same mapped bytes, one thread.",
+               "format_bench"};
+  app.add_option("--samples", flags.samples, "samples written and read (default 1048576)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  app.add_option("--dir", flags.dir, "where the scratch file goes (default $TMPDIR or /tmp)")
+      ->check(CLI::ExistingDirectory);
+  app.add_option("--batch", flags.batch, "samples per batch read (default 2048)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
+  app.add_option("--chunk", flags.chunk, "samples per chunk of the file")->check(CLI::Range(uint32_t{1}, ~uint32_t{0}));
+  app.add_option("--window", flags.window, "chunks per shuffle window");
+  app.add_option("--reps", flags.reps, "repeats, the median reported (default 3)")->check(CLI::Range(1, 1000));
+  bench::AddCsvFlag(app, &flags.csv);
+  if (const int code = bench::ParseArgs(app, argc, argv); code >= 0) std::exit(code);
   return flags;
 }
 
@@ -145,6 +144,7 @@ double ReadAllBatches(const Dataset& dataset, const EpochOptions& options) {
 
 int main(int argc, char** argv) {
   const Flags flags = ParseFlags(argc, argv);
+  bench::CsvTable csv(flags.csv, {"read", "samples_per_s_per_core", "MB_per_s", "vs_memcpy"});  // before the file
   const DatasetSchema schema = CriteoSchema();
   const std::string path = flags.dir + "/format_bench." + std::to_string(::getpid()) + ".ards";
   g_path = path;
@@ -189,6 +189,7 @@ int main(int argc, char** argv) {
   std::printf("%-44s %14s %10s %10s\n", "read", "samples/s/core", "MB/s", "vs memcpy");
   const auto row = [&](const std::string& name, double seconds) {
     std::printf("%-44s %14.3g %10.0f %10.2f\n", name.c_str(), n / seconds, mb / seconds, copy / seconds);
+    csv.Row({name, bench::Num(n / seconds), bench::Num(mb / seconds), bench::Num(copy / seconds)});
   };
   row("memcpy of the same mapped bytes", copy);
   row("file-order batches", seq);

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/bench/bench_cli.hpp"
+
 #ifdef ACTORREC_HAVE_DNNL
 #include <oneapi/dnnl/dnnl.h>
 extern "C" void omp_set_num_threads(int);
@@ -104,12 +106,15 @@ double TimeGemm(GemmFn fn, const Shape& s, double min_seconds) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int batch = argc > 1 ? std::atoi(argv[1]) : 1024;
-  const double min_seconds = argc > 2 ? std::atof(argv[2]) : 0.2;
-  if (batch <= 0 || min_seconds <= 0) {
-    std::fprintf(stderr, "usage: gemm_bench [batch > 0] [min seconds > 0]\n");
-    return 2;
-  }
+  int batch = 1024;
+  double min_seconds = 0.2;
+  CLI::App app{"Single-thread sgemm of the DLRM Criteo-Kaggle MLP shapes: OpenBLAS against oneDNN (when built with "
+               "libdnnl-dev), GFLOP/s per shape.",
+               "gemm_bench"};
+  app.add_option("batch", batch, "rows of each GEMM (default 1024)")->check(CLI::Range(1, 1 << 20));
+  app.add_option("min_seconds", min_seconds, "time each shape at least this long (default 0.2)")
+      ->check(CLI::Range(1e-6, 3600.0));
+  if (const int code = actorrec::bench::ParseArgs(app, argc, argv); code >= 0) return code;
   openblas_set_num_threads(1);
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
   std::printf("single-thread sgemm, DLRM Criteo-Kaggle MLP, batch %d\n", batch);

@@ -33,6 +33,7 @@
 #include "actors/run/lockstep_run.hpp"
 #include "actors/run/pipeline_run.hpp"
 #include "configs/config.hpp"
+#include "tools/bench/bench_cli.hpp"
 
 using namespace actorrec;
 
@@ -149,14 +150,18 @@ int Soak(const std::string& mode, uint64_t batches, int batch_size) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const uint64_t batches = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 20000;
-  const int batch_size = argc > 2 ? std::atoi(argv[2]) : 128;
-  const std::string mode = argc > 3 ? argv[3] : "lrpp_delayed";
-  const std::string driver = argc > 4 ? argv[4] : "actors";
-  if (batches == 0 || batch_size <= 0 || (driver != "actors" && driver != "lockstep")) {
-    std::fprintf(stderr, "usage: soak_bench [batches] [batch size] [mode] [actors|lockstep]\n");
-    return 2;
-  }
+  uint64_t batches = 20000;
+  int batch_size = 128;
+  std::string mode = "lrpp_delayed", driver = "actors";
+  CLI::App app{"Memory of a long run: resident memory and malloc's bytes in use sampled over many small batches of "
+               "one epoch.",
+               "soak_bench"};
+  app.add_option("batches", batches, "batches (default 20000)")->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  app.add_option("batch_size", batch_size, "samples per batch (default 128)")->check(CLI::Range(1, 1 << 24));
+  app.add_option("mode", mode, "training.mode (default lrpp_delayed)")
+      ->check(CLI::IsMember({"ideal", "no_cache", "static_hot", "replicated", "lrpp", "lrpp_delayed"}));
+  app.add_option("driver", driver, "actors or lockstep (default actors)")->check(CLI::IsMember({"actors", "lockstep"}));
+  if (const int code = bench::ParseArgs(app, argc, argv); code >= 0) return code;
   std::printf("soak: %llu batches of %d, %s on the %s\n", static_cast<unsigned long long>(batches), batch_size,
               mode.c_str(), driver == "actors" ? "actor pipeline" : "lockstep driver");
   return driver == "actors" ? Soak<trainer::PipelineRun>(mode, batches, batch_size)

@@ -5,6 +5,7 @@
 // divided by the model's GEMM FLOPs per sample (forward + backward).
 //
 // Usage: train_bench [batches, default 24] [row_scale, default 0.05] [trainers, default 2] [only]
+//                    [--csv FILE]   (`train_bench --help` says the same)
 // (`only`: run just the rows whose "mode (driver)" name contains it, e.g.
 // "lrpp_delayed (actors)", to profile one of them.)
 //
@@ -25,6 +26,8 @@
 #include "configs/config.hpp"
 #include "gpu/backend_select.hpp"
 #include "models/model.hpp"
+#include "tools/bench/bench_cli.hpp"
+#include "tools/bench/sgemm_rate.hpp"
 
 using namespace actorrec;
 using Clock = std::chrono::steady_clock;
@@ -47,66 +50,6 @@ std::string ConfigText(const std::string& mode, int batches, double row_scale, i
        "roles = [\"all\"]\ntrainers = "
     << trainers << "\nembedding_shards = 2\n";
   return t.str();
-}
-
-struct SgemmRate {
-  double best = 0, worst = 0;  // GFLOP/s over the repeats
-};
-
-// GFLOP/s of the model's GEMMs for one trainer's slice, all trainers at once,
-// on the backend the runs use (training.backend).
-SgemmRate MeasureSgemmRate(const models::ModelSpec& spec, int trainers, const gpu::BackendChoice& choice) {
-  // The MLP layer shapes (in → out) of DLRM at this spec, for a slice.
-  const int n = kBatch / trainers;
-  std::vector<std::pair<int, int>> layers;
-  int in = static_cast<int>(spec.dense_features);
-  for (int out : spec.bottom_mlp) layers.push_back({in, out}), in = out;
-  const int t = static_cast<int>(spec.tables) + 1;
-  in = t * (t - 1) / 2 + static_cast<int>(spec.embedding_dim);
-  for (int out : spec.top_mlp) layers.push_back({in, out}), in = out;
-  double flops_per_round = 0;
-  for (auto [i, o] : layers) flops_per_round += 3.0 * 2.0 * n * i * o;  // forward, dX, dW
-  // Each thread: one untimed round (oneDNN generates its kernels at the
-  // first call), then `repeats` timed runs of `rounds` rounds.
-  const int rounds = 8, repeats = 5;
-  auto work = [&](std::vector<double>* seconds) {
-    auto made = gpu::MakeBackend(choice);
-    if (!made.ok()) {
-      std::fprintf(stderr, "%s\n", made.status().message().c_str());
-      std::exit(1);
-    }
-    auto backend = std::move(made).value();
-    std::vector<float> x(size_t(n) * 1024, 0.5f), w(1024 * 1024, 0.25f), y(size_t(n) * 1024), g(1024 * 1024);
-    auto round = [&] {
-      for (auto [i, o] : layers) {
-        backend->Gemm(false, true, n, o, i, 1.0f, x.data(), i, w.data(), i, 0.0f, y.data(), o);   // Y = X·Wᵀ
-        backend->Gemm(false, false, n, i, o, 1.0f, y.data(), o, w.data(), i, 0.0f, x.data(), i);  // dX = dY·W
-        backend->Gemm(true, false, o, i, n, 1.0f, y.data(), o, x.data(), i, 0.0f, g.data(), i);   // dW = dYᵀ·X
-      }
-    };
-    round();
-    for (int rep = 0; rep < repeats; ++rep) {
-      const auto start = Clock::now();
-      for (int r = 0; r < rounds; ++r) round();
-      seconds->push_back(std::chrono::duration<double>(Clock::now() - start).count());
-    }
-  };
-  std::vector<std::vector<double>> seconds(trainers);
-  std::vector<std::thread> threads;
-  for (int k = 1; k < trainers; ++k) threads.emplace_back(work, &seconds[k]);
-  work(&seconds[0]);
-  for (auto& th : threads) th.join();
-  // A repeat's rate is that of its slowest thread; the limit is the best
-  // repeat (a shared VM only ever slows a measurement down).
-  SgemmRate rate;
-  for (int rep = 0; rep < repeats; ++rep) {
-    double slowest = 0;
-    for (const auto& s : seconds) slowest = std::max(slowest, s[rep]);
-    const double gflops = flops_per_round * rounds * trainers / slowest / 1e9;
-    rate.best = std::max(rate.best, gflops);
-    rate.worst = rep == 0 ? gflops : std::min(rate.worst, gflops);
-  }
-  return rate;
 }
 
 struct ModeResult {
@@ -161,14 +104,25 @@ ModeResult RunMode(const std::string& mode, int batches, double row_scale, int t
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int batches = argc > 1 ? std::atoi(argv[1]) : 24;
-  const double row_scale = argc > 2 ? std::atof(argv[2]) : 0.05;
-  const int trainers = argc > 3 ? std::atoi(argv[3]) : 2;
-  const std::string only = argc > 4 ? argv[4] : "";
-  if (batches <= static_cast<int>(kWarmupBatches) || row_scale <= 0 || row_scale > 1 || trainers < 1) {
-    std::fprintf(stderr, "usage: train_bench [batches > 2] [row_scale in (0, 1]] [trainers >= 1] [only this mode]\n");
-    return 2;
-  }
+  int batches = 24;
+  double row_scale = 0.05;
+  int trainers = 2;
+  std::string only, csv_path;
+  CLI::App app{"Training throughput of DLRM in the Criteo Kaggle shape on generated data, every mode on the actor "
+               "pipeline (and lrpp_delayed on the lockstep driver), against the sgemm roofline measured in the same "
+               "run.",
+               "train_bench"};
+  app.add_option("batches", batches, "batches per mode, the first 2 untimed (default 24)")
+      ->check(CLI::Range(static_cast<int>(kWarmupBatches) + 1, 1 << 20));
+  app.add_option("row_scale", row_scale, "share of the Criteo Kaggle table sizes, in (0, 1] (default 0.05)")
+      ->check(CLI::Range(1e-9, 1.0));
+  app.add_option("trainers", trainers, "trainers, one thread each (default 2)")->check(CLI::Range(1, 256));
+  app.add_option("only", only, "run only the rows whose \"mode (driver)\" contains this, e.g. \"lrpp_delayed (actors)\"");
+  bench::AddCsvFlag(app, &csv_path);
+  if (const int code = bench::ParseArgs(app, argc, argv); code >= 0) return code;
+  bench::CsvTable csv(csv_path, {"mode", "driver", "samples_per_s", "per_roofline", "fetch_ms", "forward_ms",
+                                 "backward_ms", "dense_sync_ms", "sparse_sync_ms", "write_back_ms", "fetched_rows",
+                                 "written_rows", "time_vs_ideal"});
   const config::Config probe = config::ParseConfig(ConfigText("ideal", batches, row_scale, trainers), "train_bench");
   const models::ModelSpec spec = models::SpecOf(probe.model, 13, 26);
   const double flops = models::MlpFlopsPerSample(spec);
@@ -178,7 +132,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::printf("backend: %s\n", choice->Line().c_str());
-  const SgemmRate rate = MeasureSgemmRate(spec, trainers, *choice);
+  auto measured_rate = bench::MeasureSgemmRate(spec, kBatch / trainers, trainers, *choice);
+  if (!measured_rate.ok()) {
+    std::fprintf(stderr, "%s\n", measured_rate.status().message().c_str());
+    return 1;
+  }
+  const bench::SgemmRate rate = *measured_rate;
   const double gflops = rate.best;
   const double roofline = gflops * 1e9 / flops;
   std::printf("DLRM Criteo-Kaggle shape, global batch %d, %d trainer(s) on %d thread(s), row_scale %.3g\n", kBatch,
@@ -211,6 +170,12 @@ int main(int argc, char** argv) {
                 r.mean.sparse_sync_s * 1e3, r.mean.write_back_s * 1e3,
                 static_cast<unsigned long long>(r.mean.fetched_rows),
                 static_cast<unsigned long long>(r.mean.written_rows));
+    using bench::Num;
+    csv.Row({mode, row.actors ? "actors" : "lockstep", Num(r.samples_per_s), Num(r.samples_per_s / roofline),
+             Num(r.mean.fetch_s * 1e3), Num(r.mean.forward_s * 1e3), Num(r.mean.backward_s * 1e3),
+             Num(r.mean.dense_sync_s * 1e3), Num(r.mean.sparse_sync_s * 1e3), Num(r.mean.write_back_s * 1e3),
+             std::to_string(r.mean.fetched_rows), std::to_string(r.mean.written_rows),
+             Num(ideal_rate > 0 ? ideal_rate / r.samples_per_s : 0.0)});
     if (std::string(mode) != "ideal" && ideal_rate > 0) std::printf("%22s time per sample vs ideal: %.2fx\n", "", ideal_rate / r.samples_per_s);
   }
   return 0;

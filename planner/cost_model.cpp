@@ -1,0 +1,85 @@
+// The cost model's equations (docs/planner.md).
+#include "planner/cost_model.hpp"
+
+#include <algorithm>
+
+namespace actorrec::planner {
+
+bool FetchOnCriticalPath(Mode mode) { return mode == Mode::kNoCache || mode == Mode::kStaticHot; }
+
+std::string Prediction::Dominant() const {
+  if (compute_s >= exposed_fetch_s && compute_s >= exposed_sync_s) return "compute";
+  return exposed_fetch_s >= exposed_sync_s ? "fetch" : "sync";
+}
+
+double LinkSeconds(double bytes, const HardwareProfile& hw) {
+  return bytes <= 0 ? 0.0 : bytes / hw.network_bw + hw.network_latency;
+}
+
+double AllReduceSeconds(double bytes, uint32_t trainers, const HardwareProfile& hw) {
+  if (trainers <= 1 || bytes <= 0) return 0.0;
+  const double w = trainers;
+  return 2 * (w - 1) / w * bytes / hw.network_bw + 2 * (w - 1) * hw.network_latency;
+}
+
+Terms TermsOf(const Workload& work, const PlanRows& rows, const HardwareProfile& hw) {
+  const double w = std::max<uint32_t>(work.trainers, 1);
+  const double hosts = std::max<uint32_t>(work.shard_hosts, 1);
+  const double slice = work.batch / w;
+  Terms t;
+  // Dense GEMMs, then three passes over the slice's embedding vectors in
+  // memory: the gather, the gradient's scatter, the optimizer's update.
+  t.compute_s = slice * work.flops_per_sample / hw.gemm_flops +
+                3 * slice * work.lookups_per_sample * work.embedding_bytes / hw.memory_bw;
+  t.dense_sync_s = AllReduceSeconds(work.dense_bytes, work.trainers, hw);
+  t.critical_sync_s = AllReduceSeconds(rows.critical * work.sync_row_bytes, work.trainers, hw);
+  t.delayed_sync_s = AllReduceSeconds(rows.delayed * work.sync_row_bytes, work.trainers, hw);
+  // The busier of a trainer's link (its own rows) and the shard hosts'
+  // links (every trainer's rows, spread over them).
+  auto transfer = [&](double all_rows) {
+    if (all_rows <= 0) return 0.0;
+    const double own = all_rows / w * work.row_bytes, per_host = all_rows / hosts * work.row_bytes;
+    return LinkSeconds(std::max(own, per_host), hw);
+  };
+  t.fetch_s = transfer(rows.fetched);
+  if (hw.host_device_bw > 0) t.fetch_s += rows.fetched / w * work.row_bytes / hw.host_device_bw;
+  t.write_back_s = transfer(rows.evictions);
+  return t;
+}
+
+Prediction Predict(Mode mode, const Workload& work, const PlanRows& rows, const HardwareProfile& hw) {
+  const Terms t = TermsOf(work, rows, hw);
+  const double w = std::max<uint32_t>(work.trainers, 1);
+  const double ring = work.trainers > 1 ? 2 * (w - 1) / w : 0.0;  // bytes a rank sends per byte all-reduced
+  const double move_bytes = (rows.fetched + rows.evictions) / w * work.row_bytes;
+  Prediction p;
+  p.mode = mode;
+  p.batch_samples = work.batch;
+  p.compute_s = t.compute_s;
+  const double critical_sync = t.dense_sync_s + t.critical_sync_s;
+  p.critical_bytes = ring * (work.dense_bytes + rows.critical * work.sync_row_bytes);
+  p.background_bytes = ring * rows.delayed * work.sync_row_bytes;
+  if (FetchOnCriticalPath(mode)) {
+    // Barrier b − 1: batch b's fetch waits for b − 1's write-backs, and b
+    // waits for its fetch; nothing overlaps compute.
+    p.exposed_fetch_s = t.fetch_s + t.write_back_s;
+    p.exposed_sync_s = critical_sync + t.delayed_sync_s;
+    p.critical_bytes += move_bytes;
+  } else {
+    // The fetches, write-backs and delayed sync run behind compute on the
+    // same link: the link's busy time bounds the iteration from below.
+    const double moves = std::max(t.fetch_s, t.write_back_s);
+    const double path = t.compute_s + critical_sync;
+    const double busy = critical_sync + moves + t.delayed_sync_s;
+    const double excess = std::max(0.0, busy - path);
+    const double background = moves + t.delayed_sync_s;
+    const double fetch_share = background > 0 ? moves / background : 0.0;
+    p.exposed_fetch_s = excess * fetch_share;
+    p.exposed_sync_s = critical_sync + excess * (1 - fetch_share);
+    p.background_bytes += move_bytes;
+  }
+  p.iteration_s = p.compute_s + p.exposed_fetch_s + p.exposed_sync_s;
+  return p;
+}
+
+}  // namespace actorrec::planner

@@ -1,0 +1,96 @@
+// The cost model: per-iteration time of each training mode, predicted from
+// the oracle's plan statistics on a sample of the data (rows per batch:
+// fetched, synced critical / delayed, written back) and a HardwareProfile.
+// docs/planner.md states every equation; this file is their one place.
+//
+// Steady state of one trainer, all trainers alike (the slices are equal):
+//   compute   C = dense GEMMs + row gathers/scatters in memory
+//   link      each host has one link, full duplex; a trainer's link carries
+//             its fetches in, its write-backs and sync out; a shard's link
+//             carries every trainer's fetches out
+//   critical  what the next batch waits for: the dense all-reduce, the
+//             critical row sync, and (no_cache, static_hot: barrier b − 1)
+//             the fetches and write-backs themselves
+//   background (lookahead modes) the prefetch, the write-backs and the
+//             delayed sync, overlapped with compute but sharing the link
+//   T = max(C + critical communication, busy time of the busiest link)
+// The exposed terms are what T adds to C.
+//
+// Plain values in, plain values out; no I/O. Thread-safe (pure functions).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "configs/config.hpp"
+#include "planner/hardware_profile.hpp"
+
+namespace actorrec::planner {
+
+// The training modes (config::Mode, ARCHITECTURE §8), in the order tables list them.
+using config::Mode;
+inline constexpr std::array<Mode, 6> kModes = {Mode::kNoCache,    Mode::kStaticHot, Mode::kReplicated,
+                                               Mode::kLrpp,       Mode::kLrppDelayed, Mode::kIdeal};
+// Whether the mode's fetches wait for the previous batch's write-backs
+// (barrier b − 1: the DirectPlanner's no_cache and static_hot).
+bool FetchOnCriticalPath(Mode mode);
+
+// The shape of one run, from its config.
+struct Workload {
+  uint32_t trainers = 1;            // W
+  uint32_t shards = 1;              // S
+  uint32_t shard_hosts = 1;         // links the shards sit behind (several shards may share a host)
+  uint32_t batch = 1;               // global batch B (samples)
+  double flops_per_sample = 0;      // dense GEMM FLOPs, forward + backward
+  double dense_bytes = 0;           // dense gradient bytes all-reduced per batch
+  double lookups_per_sample = 0;    // embedding ids read per sample (all tables)
+  double embedding_bytes = 0;       // bytes of one embedding vector (dim × 4)
+  double row_bytes = 0;             // bytes of a row's state (vector + optimizer slots): fetch, write-back
+  double sync_row_bytes = 0;        // bytes of one row's update in the sync (vector + id)
+};
+
+// One mode's plan statistics per global batch (PlanStats totals / batches).
+struct PlanRows {
+  double fetched = 0;    // rows landed in some trainer's cache (W × shared prefetch + private prefetch)
+  double critical = 0;   // rows synced before the next batch
+  double delayed = 0;    // rows synced in the background
+  double evictions = 0;  // rows written back
+  double unique = 0;     // distinct rows the batch touches
+};
+
+struct Prediction {
+  Mode mode = Mode::kLrppDelayed;
+  double compute_s = 0;         // C
+  double exposed_fetch_s = 0;   // what fetches and write-backs add to C
+  double exposed_sync_s = 0;    // what dense and row sync add to C
+  double iteration_s = 0;       // T = C + exposed fetch + exposed sync
+  double critical_bytes = 0;    // bytes one trainer moves on the critical path per iteration
+  double background_bytes = 0;  // bytes behind compute (prefetch, write-back, delayed sync), one trainer
+  double batch_samples = 0;     // B
+  double samples_per_s() const { return iteration_s > 0 ? batch_samples / iteration_s : 0.0; }
+  // "compute", "fetch" or "sync": the largest of the three terms.
+  std::string Dominant() const;
+};
+
+// The terms of one iteration, for tests and the simulator to share.
+struct Terms {
+  double compute_s = 0;         // C
+  double dense_sync_s = 0;      // ring all-reduce of the dense gradients
+  double critical_sync_s = 0;   // rank-order sync of the critical rows
+  double delayed_sync_s = 0;    // the same for the delayed rows
+  double fetch_s = 0;           // fetches landing in one trainer: its link, the shards' links, host->device
+  double write_back_s = 0;      // write-backs leaving one trainer: its link, the shards' links
+};
+Terms TermsOf(const Workload& work, const PlanRows& rows, const HardwareProfile& hw);
+
+// Seconds to move `bytes` over one link, one message: bytes / bw + latency
+// (0 for no bytes).
+double LinkSeconds(double bytes, const HardwareProfile& hw);
+// A rank-order (or ring) all-reduce of `bytes` over W ranks, each on its own
+// link: 2 (W − 1) / W × bytes / bw + 2 (W − 1) × latency; 0 for W = 1.
+double AllReduceSeconds(double bytes, uint32_t trainers, const HardwareProfile& hw);
+
+Prediction Predict(Mode mode, const Workload& work, const PlanRows& rows, const HardwareProfile& hw);
+
+}  // namespace actorrec::planner

@@ -1,0 +1,134 @@
+// The cluster simulation: a fixed-order replay of links and compute.
+#include "planner/simulator.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+namespace actorrec::planner {
+
+BatchTrace TraceOf(const oracle::BatchPlan& plan) {
+  BatchTrace t;
+  const size_t w = plan.trainers.size();
+  t.fetch.assign(w, plan.prefetch.size());
+  t.write_back.assign(w, 0);
+  for (size_t k = 0; k < w; ++k) {
+    t.fetch[k] += plan.trainers[k].private_prefetch.size();
+    t.write_back[k] += plan.trainers[k].private_prefetch.size();
+  }
+  for (const oracle::Eviction& e : plan.evictions) {
+    if (e.writer < w) ++t.write_back[e.writer];
+  }
+  t.critical = plan.critical.size();
+  t.delayed = plan.delayed.size();
+  t.barrier = plan.barrier;
+  t.ahead = plan.lookahead > 0;
+  return t;
+}
+
+namespace {
+
+// The free time of every link direction.
+struct Links {
+  std::vector<double> trainer_in, trainer_out, shard_in, shard_out;
+};
+
+}  // namespace
+
+SimResult Simulate(const std::vector<BatchTrace>& trace, const Workload& work, const HardwareProfile& hw,
+                   const SimOptions& options) {
+  const uint32_t w = std::max<uint32_t>(work.trainers, 1), h = std::max<uint32_t>(work.shard_hosts, 1);
+  Links links{std::vector<double>(w, 0.0), std::vector<double>(w, 0.0), std::vector<double>(h, 0.0),
+              std::vector<double>(h, 0.0)};
+  const size_t n = trace.size();
+  SimResult r;
+  r.batches.assign(n, BatchTimes{});
+  // fetched[b][k]: when trainer k's rows for b landed; -1: not issued yet.
+  std::vector<std::vector<double>> fetched(n, std::vector<double>(w, -1.0));
+  // The latest acknowledgement of the write-backs of batches <= b.
+  std::vector<double> acked_upto(n, 0.0);
+  std::vector<double> step_end(w, 0.0);  // when each trainer may compute again
+
+  auto fetch = [&](size_t b) {
+    const BatchTrace& t = trace[b];
+    assert(t.fetch.size() == w && t.write_back.size() == w);
+    double ready = 0;
+    if (t.barrier >= 0) ready = acked_upto[std::min<size_t>(static_cast<size_t>(t.barrier), n - 1)];
+    double last = 0;
+    for (uint32_t k = 0; k < w; ++k) {
+      double landed = ready;
+      if (t.fetch[k] > 0) {
+        const double seconds = static_cast<double>(t.fetch[k]) * work.row_bytes / h / hw.network_bw;
+        for (uint32_t s = 0; s < h; ++s) {
+          const double start = std::max({ready, links.trainer_in[k], links.shard_out[s]});
+          links.trainer_in[k] = links.shard_out[s] = start + seconds;
+          landed = std::max(landed, start + seconds + hw.network_latency);
+        }
+        if (hw.host_device_bw > 0) landed += static_cast<double>(t.fetch[k]) * work.row_bytes / hw.host_device_bw;
+      }
+      fetched[b][k] = landed;
+      last = std::max(last, landed);
+    }
+    r.batches[b].fetch_done = last;
+  };
+  // An all-reduce over every trainer's link, both directions, once `ready`.
+  auto all_reduce = [&](double bytes, double ready) {
+    double start = ready;
+    for (uint32_t k = 0; k < w; ++k) start = std::max({start, links.trainer_in[k], links.trainer_out[k]});
+    const double end = start + AllReduceSeconds(bytes, w, hw);
+    if (end > start) {
+      for (uint32_t k = 0; k < w; ++k) links.trainer_in[k] = links.trainer_out[k] = end;
+    }
+    return end;
+  };
+
+  for (size_t b = 0; b < n; ++b) {
+    const BatchTrace& t = trace[b];
+    if (b == 0 || !trace[b].ahead) {
+      if (fetched[b][0] < 0) fetch(b);
+    }
+    if (b + 1 < n && trace[b + 1].ahead && fetched[b + 1][0] < 0) fetch(b + 1);
+    BatchTimes& times = r.batches[b];
+    double all_computed = 0, previous_end = 0;
+    for (uint32_t k = 0; k < w; ++k) {
+      const double start = std::max(fetched[b][k], step_end[k]);
+      previous_end = std::max(previous_end, step_end[k]);
+      times.compute_start = std::max(times.compute_start, start);
+      all_computed = std::max(all_computed, start + options.compute_s);
+    }
+    times.compute_end = all_computed;
+    times.critical_end = all_reduce(work.dense_bytes + static_cast<double>(t.critical) * work.sync_row_bytes,
+                                    all_computed);
+    times.delayed_end = all_reduce(static_cast<double>(t.delayed) * work.sync_row_bytes, times.critical_end);
+    std::fill(step_end.begin(), step_end.end(), times.critical_end);
+    double ack = times.critical_end;
+    for (uint32_t k = 0; k < w; ++k) {
+      if (t.write_back[k] == 0) continue;
+      const double seconds = static_cast<double>(t.write_back[k]) * work.row_bytes / h / hw.network_bw;
+      for (uint32_t s = 0; s < h; ++s) {
+        const double start = std::max({times.critical_end, links.trainer_out[k], links.shard_in[s]});
+        links.trainer_out[k] = links.shard_in[s] = start + seconds;
+        ack = std::max(ack, start + seconds + hw.network_latency);
+      }
+    }
+    times.write_back_ack = ack;
+    acked_upto[b] = std::max(ack, b > 0 ? acked_upto[b - 1] : 0.0);
+    if (b > 0) {
+      r.compute_s += options.compute_s;
+      r.fetch_wait_s += times.compute_start - previous_end;
+      r.sync_wait_s += times.critical_end - times.compute_end;
+    }
+  }
+  if (n > 0) {
+    r.makespan = r.batches[n - 1].critical_end;
+    if (n > 1) {
+      const double steps = static_cast<double>(n - 1);
+      r.iteration_s = (r.batches[n - 1].critical_end - r.batches[0].critical_end) / steps;
+      r.compute_s /= steps;
+      r.fetch_wait_s /= steps;
+      r.sync_wait_s /= steps;
+    }
+  }
+  return r;
+}
+
+}  // namespace actorrec::planner

@@ -1,0 +1,141 @@
+// The bench programs' command lines (tools/bench): each answers --help at
+// once with its usage, and a bad argument with an error naming it and exit
+// code 2, instead of running with a default, running the whole benchmark or
+// crashing (oracle_bench 0 and abc used to segfault).
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "tests/cluster/child_process.hpp"
+
+using namespace actorrec::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string BenchBinary(const std::string& name) {
+  const char* dir = std::getenv("ACTORREC_BENCH_DIR");
+  REQUIRE(dir != nullptr);
+  return std::string(dir) + "/" + name;
+}
+
+// Sets ACTORREC_BENCH_DIR for the actorrec children of one test; puts the
+// suite's value (meson's) back at the end.
+class BenchDirOverride {
+ public:
+  explicit BenchDirOverride(const std::string& dir) {
+    if (const char* old = std::getenv("ACTORREC_BENCH_DIR")) old_ = old;
+    ::setenv("ACTORREC_BENCH_DIR", dir.c_str(), 1);
+  }
+  ~BenchDirOverride() {
+    if (old_.empty()) ::unsetenv("ACTORREC_BENCH_DIR");
+    else ::setenv("ACTORREC_BENCH_DIR", old_.c_str(), 1);
+  }
+
+ private:
+  std::string old_;
+};
+
+}  // namespace
+
+TEST_CASE("every bench program prints its usage for --help and exits 0 without running", "[cli][bench]") {
+  const std::string name = GENERATE(as<std::string>{}, "oracle_bench", "train_bench", "format_bench", "data_bench",
+                                    "gemm_bench", "collective_bench", "soak_bench");
+  TempDir dir;
+  // 20 s: the usage is instant, any benchmark run takes longer.
+  const CliRun run = RunProgram(dir, {BenchBinary(name), "--help"}, "out.log", 20s);
+  INFO(name << ": " << run.output);
+  CHECK(run.code == 0);
+  CHECK(run.output.find("Usage: " + name) != std::string::npos);
+  CHECK(run.output.find("--help") != std::string::npos);
+}
+
+TEST_CASE("a bad argument of a bench program is an error naming it, exit code 2", "[cli][bench]") {
+  struct Bad {
+    std::vector<std::string> args;
+    std::string named;  // what the message must name
+  };
+  const auto [name, bad] = GENERATE(table<std::string, Bad>({
+      {"oracle_bench", {{"0"}, "measured"}},
+      {"oracle_bench", {{"abc"}, "abc"}},
+      {"oracle_bench", {{"5", "99"}, "row"}},
+      {"oracle_bench", {{"--bogus"}, "--bogus"}},
+      {"train_bench", {{"2"}, "batches"}},
+      {"train_bench", {{"24", "1.5"}, "row_scale"}},
+      {"format_bench", {{"--samples", "abc"}, "--samples"}},
+      {"format_bench", {{"--reps"}, "--reps"}},
+      {"data_bench", {{"--session-dup", "2"}, "--session-dup"}},
+      {"gemm_bench", {{"-3"}, "batch"}},
+      {"collective_bench", {{"1024", "1"}, "ranks"}},
+      {"soak_bench", {{"10", "8", "fast"}, "mode"}},
+  }));
+  TempDir dir;
+  std::vector<std::string> argv = {BenchBinary(name)};
+  argv.insert(argv.end(), bad.args.begin(), bad.args.end());
+  const CliRun run = RunProgram(dir, argv, "out.log", 20s);
+  INFO(name << ": " << run.output);
+  CHECK(run.code == 2);
+  CHECK(run.output.find(bad.named) != std::string::npos);
+}
+
+TEST_CASE("actorrec bench refuses a missing or unknown benchmark with exit code 2", "[cli][bench]") {
+  TempDir dir;
+  CliRun none = Actorrec(dir, {"bench"});
+  CHECK(none.code == 2);
+  CHECK_THAT(none.output, Catch::Contains("name what to run"));
+  CliRun unknown = Actorrec(dir, {"bench", "fast"});
+  CHECK(unknown.code == 2);
+  CHECK_THAT(unknown.output, Catch::Contains("fast"));
+}
+
+TEST_CASE("actorrec bench runs a bench program and keeps its output, CSV and SVG chart", "[cli][bench]") {
+  TempDir dir;
+  // A stand-in oracle_bench (ACTORREC_BENCH_DIR): prints a line and writes
+  // the CSV it is asked for, as the real one does, in no time.
+  const std::string fake = dir.Write("bin/oracle_bench",
+                                     "#!/bin/sh\necho \"stand-in oracle_bench $*\"\n"
+                                     "while [ $# -gt 1 ]; do if [ \"$1\" = --csv ]; then csv=$2; fi; shift; done\n"
+                                     "printf 'batch,W,L,alpha,ids,kernel,made,M_samples_per_s\\n"
+                                     "16384,8,200,1.05,scattered,avx512,ahead,3.5\\n"
+                                     "2048,8,200,1.05,scattered,avx512,ahead,1.25\\n' > \"$csv\"\n");
+  REQUIRE(::chmod(fake.c_str(), 0755) == 0);
+  const CliRun run = [&] {
+    BenchDirOverride bench_dir(dir.File("bin"));
+    return Actorrec(dir, {"bench", "oracle", "--out", dir.File("out")});
+  }();
+  INFO(run.output);
+  REQUIRE(run.code == 0);
+  CHECK_THAT(run.output, Catch::Contains("stand-in oracle_bench 10 0 --csv"));
+  CHECK_THAT(ReadBytes(dir.File("out/oracle_bench.txt")), Catch::Contains("stand-in oracle_bench"));
+  CHECK_THAT(ReadBytes(dir.File("out/oracle_bench.csv")), Catch::Contains("M_samples_per_s"));
+  const std::string svg = ReadBytes(dir.File("out/oracle_bench.svg"));
+  CHECK_THAT(svg, Catch::StartsWith("<svg"));
+  CHECK_THAT(svg, Catch::Contains("16384 8 200 1.05 scattered avx512 ahead"));
+  CHECK_THAT(svg, Catch::Contains(">3.5<"));
+  CHECK_THAT(svg, Catch::Contains(">1.25<"));
+
+  // A bench program that fails fails the command, naming it.
+  dir.Write("bin/oracle_bench", "#!/bin/sh\necho broken >&2\nexit 3\n");
+  const CliRun broken = [&] {
+    BenchDirOverride bench_dir(dir.File("bin"));
+    return Actorrec(dir, {"bench", "oracle", "--out", dir.File("out")}, "broken.log");
+  }();
+  CHECK(broken.code == 1);
+  CHECK_THAT(broken.output, Catch::Contains("oracle_bench exited with code 3"));
+}
+
+TEST_CASE("actorrec bench --profile writes a hardware profile with every key", "[cli][bench]") {
+  TempDir dir;
+  const CliRun run = Actorrec(dir, {"bench", "--profile", "--out", dir.File("out")});
+  INFO(run.output);
+  REQUIRE(run.code == 0);
+  const std::string toml = ReadBytes(dir.File("out/hardware.toml"));
+  for (const char* key : {"[hardware]", "gemm_gflops =", "memory_gbps =", "network_gbit =", "network_latency_us =",
+                          "host_device_gbps =", "trainer_memory_gib =", "shard_memory_gib ="}) {
+    CHECK_THAT(toml, Catch::Contains(key));
+  }
+}

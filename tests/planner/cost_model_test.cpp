@@ -1,0 +1,113 @@
+// The cost model on cases computed by hand (docs/planner.md's equations):
+// round rates, two trainers, one shard host.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "planner/cost_model.hpp"
+
+using namespace actorrec::planner;
+
+namespace {
+
+// 1 GFLOP/s, 1 GB/s memory, 1 MB/s links with 1 ms latency.
+HardwareProfile Slow() {
+  HardwareProfile hw;
+  hw.gemm_flops = 1e9;
+  hw.memory_bw = 1e9;
+  hw.network_bw = 1e6;
+  hw.network_latency = 1e-3;
+  return hw;
+}
+
+// W = 2, B = 100: a slice of 50 samples, 1 MFLOP and 10 lookups of 8 bytes
+// each; 1000 dense gradient bytes; rows of 16 bytes, 12 in the sync.
+Workload Two() {
+  Workload w;
+  w.trainers = 2;
+  w.shards = 1;
+  w.shard_hosts = 1;
+  w.batch = 100;
+  w.flops_per_sample = 1e6;
+  w.dense_bytes = 1000;
+  w.lookups_per_sample = 10;
+  w.embedding_bytes = 8;
+  w.row_bytes = 16;
+  w.sync_row_bytes = 12;
+  return w;
+}
+
+PlanRows Rows() {
+  PlanRows r;
+  r.fetched = 100;
+  r.critical = 50;
+  r.delayed = 30;
+  r.evictions = 80;
+  r.unique = 120;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("the cost model's terms of one iteration, by hand", "[planner]") {
+  const Terms t = TermsOf(Two(), Rows(), Slow());
+  // 50 × 1e6 / 1e9 + 3 × 50 × 10 × 8 / 1e9
+  CHECK(t.compute_s == Approx(0.050012));
+  // all-reduce over 2: 2 (2 − 1) / 2 × bytes / 1e6 + 2 × 1 ms
+  CHECK(t.dense_sync_s == Approx(1000 / 1e6 + 0.002));
+  CHECK(t.critical_sync_s == Approx(600 / 1e6 + 0.002));
+  CHECK(t.delayed_sync_s == Approx(360 / 1e6 + 0.002));
+  // the shard host's link carries all 100 fetched rows (1600 bytes), more
+  // than a trainer's 50: 1600 / 1e6 + 1 ms
+  CHECK(t.fetch_s == Approx(0.0026));
+  CHECK(t.write_back_s == Approx(1280 / 1e6 + 0.001));
+}
+
+TEST_CASE("the cost model puts no_cache's fetches on the critical path and hides lrpp_delayed's", "[planner]") {
+  const Prediction lazy = Predict(Mode::kLrppDelayed, Two(), Rows(), Slow());
+  // The link is busy 0.0056 + 0.0026 + 0.00236 s, less than C + critical
+  // sync: nothing but the critical sync shows.
+  CHECK(lazy.compute_s == Approx(0.050012));
+  CHECK(lazy.exposed_fetch_s == Approx(0.0));
+  CHECK(lazy.exposed_sync_s == Approx(0.0056));
+  CHECK(lazy.iteration_s == Approx(0.055612));
+  CHECK(lazy.critical_bytes == Approx(1600));           // (1000 + 50 × 12) × 2 (2 − 1) / 2
+  CHECK(lazy.background_bytes == Approx(360 + 1440));  // delayed sync + (100 + 80) / 2 rows of 16 bytes
+  CHECK(lazy.Dominant() == "compute");
+  CHECK(lazy.samples_per_s() == Approx(100 / 0.055612));
+
+  const Prediction none = Predict(Mode::kNoCache, Two(), Rows(), Slow());
+  CHECK(none.exposed_fetch_s == Approx(0.0026 + 0.00228));
+  CHECK(none.exposed_sync_s == Approx(0.0056 + 0.00236));
+  CHECK(none.iteration_s == Approx(0.050012 + 0.00488 + 0.00796));
+  CHECK(none.critical_bytes == Approx(1600 + 1440));
+  CHECK(FetchOnCriticalPath(Mode::kStaticHot));
+  CHECK_FALSE(FetchOnCriticalPath(Mode::kIdeal));
+}
+
+TEST_CASE("a link-bound lookahead mode runs at its link's busy time", "[planner]") {
+  HardwareProfile hw = Slow();
+  hw.network_bw = 1e4;  // 100× slower links
+  const Prediction p = Predict(Mode::kLrppDelayed, Two(), Rows(), hw);
+  // dense 0.102 + critical 0.062 + max(fetch 0.161, write-back 0.129) +
+  // delayed 0.038 = 0.363 > C + 0.164 = 0.214012
+  CHECK(p.iteration_s == Approx(0.363));
+  const double excess = 0.363 - 0.214012;
+  CHECK(p.exposed_fetch_s == Approx(excess * 0.161 / (0.161 + 0.038)));
+  CHECK(p.exposed_sync_s == Approx(0.164 + excess * 0.038 / (0.161 + 0.038)));
+  CHECK(p.Dominant() == "sync");
+}
+
+TEST_CASE("one trainer syncs nothing, and an accelerator adds the host-to-device copy", "[planner]") {
+  Workload one = Two();
+  one.trainers = 1;
+  HardwareProfile hw = Slow();
+  hw.host_device_bw = 1e5;
+  const Terms t = TermsOf(one, Rows(), hw);
+  CHECK(t.dense_sync_s == 0);
+  CHECK(t.critical_sync_s == 0);
+  // the trainer's link carries all 1600 bytes, then 1600 bytes at 1e5 B/s
+  CHECK(t.fetch_s == Approx(0.0016 + 0.001 + 0.016));
+  CHECK(t.compute_s == Approx(0.1 + 3 * 100 * 10 * 8 / 1e9));
+  CHECK(kModes.size() == 6);
+}

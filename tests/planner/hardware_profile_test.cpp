@@ -1,0 +1,84 @@
+// Hardware profiles: read from TOML in SI-prefixed units, written back to
+// the same values, and every bad file an error naming file, line and key.
+#include <catch2/catch.hpp>
+
+#include "planner/hardware_profile.hpp"
+
+using namespace actorrec::planner;
+
+namespace {
+
+constexpr const char* kGood = R"([hardware]
+name = "two hosts"
+gemm_gflops = 100
+memory_gbps = 20
+network_gbit = 8
+network_latency_us = 50
+host_device_gbps = 0
+trainer_memory_gib = 2
+shard_memory_gib = 4
+)";
+
+}  // namespace
+
+TEST_CASE("a hardware profile reads its rates in SI units", "[planner]") {
+  auto p = ParseProfile(kGood, "hw.toml");
+  REQUIRE(p.ok());
+  CHECK(p->name == "two hosts");
+  CHECK(p->gemm_flops == Approx(100e9));
+  CHECK(p->memory_bw == Approx(20e9));
+  CHECK(p->network_bw == Approx(1e9));  // 8 Gbit/s = 1 GB/s
+  CHECK(p->network_latency == Approx(50e-6));
+  CHECK(p->host_device_bw == 0);
+  CHECK(p->trainer_memory == Approx(2.0 * 1024 * 1024 * 1024));
+  CHECK(p->shard_memory == Approx(4.0 * 1024 * 1024 * 1024));
+}
+
+TEST_CASE("a hardware profile written as TOML reads back to the same values", "[planner]") {
+  auto p = ParseProfile(kGood, "hw.toml");
+  REQUIRE(p.ok());
+  auto again = ParseProfile(ProfileToToml(*p, "measured by a test\non two lines"), "again.toml");
+  REQUIRE(again.ok());
+  CHECK(again->name == p->name);
+  CHECK(again->gemm_flops == Approx(p->gemm_flops));
+  CHECK(again->network_bw == Approx(p->network_bw));
+  CHECK(again->network_latency == Approx(p->network_latency));
+  CHECK(again->shard_memory == Approx(p->shard_memory));
+}
+
+TEST_CASE("a bad hardware profile is an error naming the file, line and key", "[planner]") {
+  SECTION("a missing key") {
+    std::string text = kGood;
+    text.erase(text.find("network_gbit"), std::string("network_gbit = 8\n").size());
+    auto p = ParseProfile(text, "hw.toml");
+    REQUIRE_FALSE(p.ok());
+    CHECK_THAT(p.status().message(), Catch::Contains("hw.toml") && Catch::Contains("hardware.network_gbit"));
+  }
+  SECTION("a value out of range") {
+    std::string text = kGood;
+    text.replace(text.find("gemm_gflops = 100"), 17, "gemm_gflops = -1");
+    auto p = ParseProfile(text, "hw.toml");
+    REQUIRE_FALSE(p.ok());
+    CHECK_THAT(p.status().message(), Catch::Contains("hw.toml:3") && Catch::Contains("hardware.gemm_gflops"));
+  }
+  SECTION("an unknown key") {
+    auto p = ParseProfile(std::string(kGood) + "netwrk_gbit = 1\n", "hw.toml");
+    REQUIRE_FALSE(p.ok());
+    CHECK_THAT(p.status().message(), Catch::Contains("hw.toml:10") && Catch::Contains("netwrk_gbit"));
+  }
+  SECTION("no [hardware] table") {
+    auto p = ParseProfile("gemm_gflops = 1\n", "hw.toml");
+    REQUIRE_FALSE(p.ok());
+    CHECK_THAT(p.status().message(), Catch::Contains("hardware"));
+  }
+  SECTION("not TOML") {
+    auto p = ParseProfile("[hardware\n", "hw.toml");
+    REQUIRE_FALSE(p.ok());
+    CHECK_THAT(p.status().message(), Catch::Contains("hw.toml:1"));
+  }
+  SECTION("no file") {
+    auto p = LoadProfile("/nonexistent/hw.toml");
+    REQUIRE_FALSE(p.ok());
+    CHECK_THAT(p.status().message(), Catch::Contains("/nonexistent/hw.toml"));
+  }
+}

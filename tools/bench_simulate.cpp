@@ -1,0 +1,143 @@
+// The simulation benchmark.
+#include "tools/bench_simulate.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "actors/common/exit_codes.hpp"
+#include "configs/config.hpp"
+#include "planner/cost_model.hpp"
+#include "planner/simulator.hpp"
+#include "tools/bench_report.hpp"
+#include "tools/plan_sample.hpp"
+
+namespace actorrec {
+namespace {
+
+// Bagpipe's testbed as the paper describes it (8 p3.2xlarge trainers, one
+// V100 each, 10 Gbit/s). The GEMM rate is an assumption: 10 TFLOP/s, about
+// two thirds of a V100's fp32 peak; PCIe 3 x16 for host <-> device.
+constexpr const char* kBagpipeProfile = R"toml([hardware]
+name = "Bagpipe-like: V100 trainers, 10 Gbit/s (assumed rates)"
+gemm_gflops = 10000
+memory_gbps = 700
+network_gbit = 10
+network_latency_us = 50
+host_device_gbps = 12
+trainer_memory_gib = 16
+shard_memory_gib = 61
+)toml";
+
+constexpr int kBatch = 16384;
+
+// The Bagpipe setting as a config: DLRM in the Criteo Kaggle shape on
+// generated data with the full cardinalities, W trainers and W shards.
+std::string ConfigText(config::Mode mode, int trainers, uint64_t samples) {
+  std::ostringstream t;
+  t << "[run]\nname = \"simulate\"\nseed = 1\n"
+       "[model]\nkind = \"dlrm\"\nembedding_dim = 16\nbottom_mlp = [512, 256, 64, 16]\ntop_mlp = [512, 256, 1]\n"
+       "[optimizer]\ndense = \"sgd\"\ndense_lr = 0.1\nsparse = \"sgd\"\nsparse_lr = 0.1\n"
+       "[dataset]\nsource = \"generated\"\npreset = \"criteo-kaggle\"\nsamples = "
+    << samples << "\neval_samples = 0\nrow_scale = 1.0\n[training]\nmode = \"" << config::ModeName(mode)
+    << "\"\nbatch_size = " << kBatch
+    << "\nlookahead = 200\ncache_rows = 4194304\n"
+       "[cluster]\nsecret = \"simulate-secret-00000\"\n[[cluster.member]]\nname = \"l\"\naddress = \"127.0.0.1\"\n"
+       "roles = [\"all\"]\ntrainers = "
+    << trainers << "\nembedding_shards = " << trainers << "\n";
+  return t.str();
+}
+
+struct ModeRun {
+  config::Mode mode;
+  planner::SimResult sim;
+  planner::Prediction predicted;
+};
+
+}  // namespace
+
+int RunSimulate(const SimulateFlags& flags, const std::filesystem::path& dir, std::vector<std::string>* written) {
+  auto hw = flags.hardware.empty() ? planner::ParseProfile(kBagpipeProfile, "<built-in Bagpipe-like profile>")
+                                   : planner::LoadProfile(flags.hardware);
+  if (!hw.ok()) {
+    std::cerr << "actorrec bench: " << hw.status().message() << "\n";
+    return kExitUsage;
+  }
+  const std::string csv_path = (dir / "simulate.csv").string();
+  std::ofstream csv(csv_path, std::ios::trunc);
+  csv << "trainers,mode,simulated_ms,predicted_ms,compute_ms,fetch_wait_ms,sync_wait_ms,of_ideal,vs_no_cache\n";
+  std::vector<std::pair<std::string, double>> bars;
+  std::printf("\ncluster simulation: %s; global batch %d, Criteo Kaggle cardinalities (generated), L = 200, %llu "
+              "plans per mode; W trainers, W shards on their own hosts\n",
+              hw->name.c_str(), kBatch, static_cast<unsigned long long>(flags.batches));
+  std::printf("%4s %-13s %10s %10s %9s %9s %9s %9s %9s\n", "W", "mode", "sim ms", "model ms", "compute", "fetch w",
+              "sync w", "of ideal", "vs no_c");
+  for (int w : flags.trainers) {
+    std::vector<ModeRun> runs;
+    for (config::Mode mode : {config::Mode::kIdeal, config::Mode::kNoCache, config::Mode::kReplicated,
+                              config::Mode::kLrpp, config::Mode::kLrppDelayed}) {
+      const config::Config cfg =
+          config::ParseConfig(ConfigText(mode, w, (flags.batches + 260) * kBatch), "<bench simulate>");
+      std::vector<planner::BatchTrace> trace;
+      PlanSample sample;
+      sample.batches = flags.batches;
+      sample.on_plan = [&](const oracle::BatchPlan& plan) { trace.push_back(planner::TraceOf(plan)); };
+      struct : std::streambuf {
+        int overflow(int c) override { return c; }
+      } nothing;
+      std::ostream sink(&nothing);
+      oracle::DumpReport report;
+      if (Status s = PlanConfig(cfg, &sample, &sink, &report); !s.ok()) {
+        std::cerr << "actorrec bench simulate: W " << w << ", " << config::ModeName(mode) << ": " << s.message()
+                  << "\n";
+        return kExitFailure;
+      }
+      auto workload = WorkloadOf(cfg, sample);
+      if (!workload.ok()) {
+        std::cerr << "actorrec bench simulate: " << workload.status().message() << "\n";
+        return kExitFailure;
+      }
+      planner::Workload work = *workload;
+      work.shard_hosts = work.shards;  // each shard on its own host
+      const planner::PlanRows plan_rows = RowsOf(report.stats);
+      const planner::Prediction predicted = planner::Predict(mode, work, plan_rows, *hw);
+      planner::SimOptions options;
+      options.compute_s = predicted.compute_s;
+      runs.push_back({mode, planner::Simulate(trace, work, *hw, options), predicted});
+    }
+    const double ideal = runs[0].sim.iteration_s, no_cache = runs[1].sim.iteration_s;
+    for (const ModeRun& r : runs) {
+      const double ms = r.sim.iteration_s * 1e3;
+      std::printf("%4d %-13s %10.3f %10.3f %9.3f %9.3f %9.3f %9.3f %8.2fx\n", w, config::ModeName(r.mode), ms,
+                  r.predicted.iteration_s * 1e3, r.sim.compute_s * 1e3, r.sim.fetch_wait_s * 1e3,
+                  r.sim.sync_wait_s * 1e3, ideal / r.sim.iteration_s, no_cache / r.sim.iteration_s);
+      char line[256];
+      std::snprintf(line, sizeof line, "%d,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", w, config::ModeName(r.mode), ms,
+                    r.predicted.iteration_s * 1e3, r.sim.compute_s * 1e3, r.sim.fetch_wait_s * 1e3,
+                    r.sim.sync_wait_s * 1e3, ideal / r.sim.iteration_s, no_cache / r.sim.iteration_s);
+      csv << line;
+      bars.push_back({"W=" + std::to_string(w) + " " + config::ModeName(r.mode), ms});
+    }
+    std::fflush(stdout);
+  }
+  csv.close();
+  if (!csv) {
+    std::cerr << "actorrec bench: writing " << csv_path << " failed\n";
+    return kExitFailure;
+  }
+  written->push_back(csv_path);
+  const std::string svg_path = (dir / "simulate.svg").string();
+  std::ofstream svg(svg_path, std::ios::trunc);
+  svg << BarChartSvg("simulated iteration time, " + hw->name, "ms per iteration", bars);
+  if (!svg) {
+    std::cerr << "actorrec bench: writing " << svg_path << " failed\n";
+    return kExitFailure;
+  }
+  written->push_back(svg_path);
+  std::printf("(sim: the simulator replaying the plans; model: the cost model on the same plans' rows per batch; "
+              "of ideal: ideal's time / the mode's; vs no_c: no_cache's time / the mode's)\n");
+  return kExitOk;
+}
+
+}  // namespace actorrec
