@@ -112,7 +112,9 @@ class RecoveringCluster {
   // The pid of `member`'s `start`-th worker, from its agent's log.
   pid_t WorkerPid(const std::string& member, int start) {
     const std::string tail = " started (start " + std::to_string(start) + ")";
-    REQUIRE(agent(member).WaitForLog(tail, 60s));
+    const bool started = agent(member).WaitForLog(tail, 60s);
+    INFO(Logs());
+    REQUIRE(started);
     std::smatch m;
     const std::string log = agent(member).Log();
     REQUIRE(std::regex_search(log, m, std::regex("worker pid ([0-9]+)" + std::regex_replace(tail, std::regex("[()]"), "\\$&"))));
@@ -229,4 +231,49 @@ TEST_CASE("a member that keeps dying is given up after cluster.max_restarts with
   const std::string latest = ReadBytes(c.snapshots() + "/LATEST");
   REQUIRE(latest.starts_with("batch-"));
   CHECK(std::filesystem::exists(c.snapshots() + "/" + latest.substr(0, latest.size() - 1) + "/dense.safetensors"));
+}
+
+namespace {
+
+// Whether `pid` is gone (or a zombie nobody reaped yet), within `timeout`.
+bool Gone(pid_t pid, std::chrono::milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  do {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return true;
+    const size_t paren = line.rfind(')');
+    if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z') return true;
+    std::this_thread::sleep_for(10ms);
+  } while (std::chrono::steady_clock::now() < until);
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a killed agent takes its worker with it, and an agent passes SIGTERM to its worker and is not restarted",
+          "[recovery]") {
+  RecoveringCluster c;
+  const pid_t t_worker = c.WorkerPid("t", 1);
+  for (int i = 0; i < 60000 && BatchesDone(c.metrics_path()) < 2; ++i) std::this_thread::sleep_for(2ms);
+  c.agent("t").Signal(SIGKILL);
+  INFO(c.Logs());
+  CHECK(c.agent("t").WaitExit(10s) == std::optional<int>(128 + SIGKILL));
+  CHECK(Gone(t_worker, 10s));  // PR_SET_PDEATHSIG: no orphan
+  // The others lost t: their agents restart them to rejoin, and they wait
+  // for t. A stop signal to an agent goes to its worker, which ends, and the
+  // agent ends with it instead of restarting it.
+  const pid_t a_worker = c.WorkerPid("a", 2);
+  const pid_t e_worker = c.WorkerPid("e", 2);
+  c.agent("a").Signal(SIGTERM);
+  c.agent("e").Signal(SIGTERM);
+  REQUIRE(c.agent("a").WaitExit(60s).has_value());
+  REQUIRE(c.agent("e").WaitExit(60s).has_value());
+  for (const std::string name : {"a", "e"}) {
+    CHECK_THAT(c.agent(name).Log(), Catch::Contains("Terminated received; passing it to worker pid") &&
+                                        Catch::Contains("after the stop signal; the agent ends too"));
+    CHECK_THAT(c.agent(name).Log(), !Catch::Contains("started (start 3)"));
+  }
+  CHECK(Gone(a_worker, 10s));
+  CHECK(Gone(e_worker, 10s));
 }
