@@ -4,6 +4,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <string_view>
 
 namespace actorrec {
 
@@ -17,5 +18,11 @@ struct JsonNum {
   double x;
 };
 std::ostream& operator<<(std::ostream& out, JsonNum n);
+
+// Appends `s` as a JSON string, quotes included, escaped as serde_json does
+// it (what Python's safetensors uses): the two-character escapes where JSON
+// has them, \u00XX for other control characters, everything else (UTF-8
+// included) as is.
+void AppendJsonString(std::string* out, std::string_view s);
 
 }  // namespace actorrec

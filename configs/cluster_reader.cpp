@@ -263,6 +263,9 @@ bool ReadCluster(TableReader& t, const std::filesystem::path& base_dir, ClusterC
   }
   if (auto join = t.Int("join_timeout_ms", 1, INT_MAX)) cluster->join_timeout_ms = static_cast<int>(*join);
   if (auto collective = t.Choice("collective", kCollectives)) cluster->collective = kCollectives[*collective];
+  if (auto restarts = t.Int("max_restarts", 0, 1000)) cluster->max_restarts = static_cast<int>(*restarts);
+  if (auto backoff = t.Int("restart_backoff_ms", 0, 600000)) cluster->restart_backoff_ms = static_cast<int>(*backoff);
+  if (auto every = t.Int("snapshot_every", 1, 1000000000)) cluster->snapshot_every = static_cast<int>(*every);
 
   const size_t problems_before = t.problems()->size();
   std::vector<const toml::table*> tables = t.TableArray("member");
@@ -282,7 +285,8 @@ bool ReadCluster(TableReader& t, const std::filesystem::path& base_dir, ClusterC
   }
   static constexpr std::string_view kKeys[] = {"secret",          "secret_file",     "coordinator",
                                                "heartbeat_ms",    "peer_timeout_ms", "join_timeout_ms",
-                                               "collective",      "member"};
+                                               "collective",      "max_restarts",    "restart_backoff_ms",
+                                               "snapshot_every",  "member"};
   t.Finish(kKeys);
 
   CheckTopology(t, lines, complete, cluster);

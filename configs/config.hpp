@@ -201,6 +201,16 @@ struct ClusterConfig {
   // TLS keyed by the secret, gpu/tls_collective.hpp) or "gloo" (plain,
   // unauthenticated TCP: only for a trusted network).
   std::string collective = "tls";
+  // Recovery (docs/reliability.md). max_restarts > 0 makes `actorrec node`
+  // an agent that runs the member in a worker process and restarts it when
+  // it dies, the whole cluster then resuming from its newest snapshot; 0
+  // keeps one process per member, and a lost member ends the run (exit 3).
+  int max_restarts = 0;              // 0..1000: crashes of one member's worker before its agent gives up
+  int restart_backoff_ms = 200;      // 0..600000: wait before the first restart, doubled per crash (at most 10 s)
+  // Batches between snapshots (checkpoints for recovery) when the agent runs
+  // and --checkpoint-every is not given: each costs a pause of the pipeline
+  // and a write of every row (docs/reliability.md has the measured cost).
+  int snapshot_every = 50;           // 1..1e9
   std::vector<Member> members;       // at least one
 
   int TotalTrainers() const;

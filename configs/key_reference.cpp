@@ -223,6 +223,12 @@ const Meaning kMeanings[] = {
      "How long start-up waits for every member to join."},
     {"cluster", "collective", [](const Config& c) { return Text(c.cluster.collective); },
      "How trainer processes sum gradients: over mutual TLS keyed by the secret, or Gloo's plain TCP (a trusted network only; it logs a warning). Same bits either way."},
+    {"cluster", "max_restarts", [](const Config& c) { return Int(c.cluster.max_restarts); },
+     "Above 0, `actorrec node` runs its member in a worker process and restarts it when it dies (SIGKILL, a crash), at most this many times; the cluster then resumes from its newest snapshot and ends with the same parameters. 0: a lost member ends the run (exit 3)."},
+    {"cluster", "restart_backoff_ms", [](const Config& c) { return Int(c.cluster.restart_backoff_ms); },
+     "Wait before restarting a worker that died, doubled for each further crash (at most 10 s); a worker that lost a peer rejoins after this wait."},
+    {"cluster", "snapshot_every", [](const Config& c) { return Int(c.cluster.snapshot_every); },
+     "With max_restarts above 0 and no --checkpoint-every: batches between the snapshots a recovery resumes from (in --checkpoint-dir, else <run.output_dir>/snapshots)."},
     {"cluster", "member", [](const Config&) { return std::string("(none)"); },
      "Required: one [[cluster.member]] table per process (below)."},
     // [[cluster.member]]

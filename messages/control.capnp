@@ -69,6 +69,7 @@ struct JoinReply {
       configMismatch @3;    # configDigest differs from the supervisor's
       buildMismatch @4;     # build differs from the supervisor's
       noChallenge @5;       # Join without a preceding Hello from this name
+      runEnding @6;         # the coordinator is ending its run: a restarted member retries (exit code 3)
     }
   }
 }

@@ -5,12 +5,14 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <new>
 #include <string>
 
 #include "actors/common/exit_codes.hpp"
+#include "actors/node/agent.hpp"
 #include "actors/node/member_select.hpp"
 #include "actors/node/runtime.hpp"
 #include "actors/run/pipeline_run.hpp"
@@ -68,8 +70,15 @@ int Train(const ConfigFlags& config_flags, const std::string& log_level, const T
   return TrainConfig(cfg, options, std::cout, std::cerr);
 }
 
+// How `actorrec node` runs with cluster.max_restarts > 0 (actors/node/agent.hpp).
+struct NodeRecovery {
+  std::vector<std::string> args;  // the command line after the program, for the agent's worker
+  bool worker = false;            // --worker: this process is an agent's worker
+  bool recover = false;           // --recover: restarted by the agent, resume from the newest snapshot
+};
+
 int Node(const ConfigFlags& config_flags, const std::string& member_flag, const std::string& role, int rank,
-         const std::string& log_level, const TrainOptions& node_options) {
+         const std::string& log_level, TrainOptions node_options, const NodeRecovery& recovery) {
   if (config_flags.path.empty()) {
     std::cerr << "actorrec node: --config FILE is required (the topology names every member)\n";
     return kExitUsage;
@@ -82,16 +91,44 @@ int Node(const ConfigFlags& config_flags, const std::string& member_flag, const 
     return kExitUsage;
   }
   if (!StartLogging(*member, log_level, cfg)) return kExitUsage;
+  if (cfg.cluster.max_restarts > 0) {
+    // Every member snapshots into the same directory (the coordinator names
+    // it; the shards write their files there), so that a recovery can
+    // resume the whole cluster from its newest complete snapshot.
+    if (node_options.checkpoint_dir.empty()) {
+      node_options.checkpoint_dir =
+          (cfg.run.output_dir.empty() ? "runs/" + cfg.run.name : cfg.run.output_dir) + "/snapshots";
+    }
+    if (node_options.checkpoint_every == 0) node_options.checkpoint_every = static_cast<uint64_t>(cfg.cluster.snapshot_every);
+    if (!recovery.worker) {
+      AgentArgs agent{*member, recovery.args, cfg.cluster.max_restarts, cfg.cluster.restart_backoff_ms,
+                      node_options.checkpoint_dir};
+      agent.worker_args.push_back("--worker");
+      return RunAgent(agent);
+    }
+  }
+  // A restarted worker resumes from the newest snapshot, read once it is
+  // admitted: by then every member of the failed run has stopped (the
+  // coordinator's restarted worker read it at the same point), so all of
+  // them load the same one. Without a snapshot yet, the run starts over.
+  auto resume_dir = [&]() {
+    if (recovery.recover && std::filesystem::exists(node_options.checkpoint_dir + "/LATEST")) {
+      return node_options.checkpoint_dir;
+    }
+    return node_options.resume_dir;
+  };
   MemberWork work;
   work.drive = [&](caf::actor_system& sys, const caf::actor& supervisor, const MemberWork::EndRun& end_run) {
     const trainer::ClusterSeat seat{&sys, supervisor, *member};
     TrainOptions options = node_options;
     options.cluster = &seat;
     options.before_teardown = end_run;
+    options.resume_dir = resume_dir();
+    options.recovering = recovery.recover;
     return TrainConfig(cfg, options, std::cout, std::cerr);
   };
   work.host = [&](caf::actor_system& sys, const caf::actor& supervisor) -> Result<std::shared_ptr<void>> {
-    auto hosted = trainer::MemberPipeline::Start(cfg, {&sys, supervisor, *member}, node_options.resume_dir);
+    auto hosted = trainer::MemberPipeline::Start(cfg, {&sys, supervisor, *member}, resume_dir());
     if (!hosted.ok()) return hosted.status();
     return std::shared_ptr<void>(std::move(hosted).value());
   };
@@ -184,6 +221,11 @@ int main(int argc, char** argv) {
                    "continue the cluster run saved in this checkpoint directory: give every member the same one "
                    "(each loads its shards and dense replicas from it; the coordinator checks)")
       ->check(CLI::ExistingDirectory);
+  NodeRecovery recovery;
+  node->add_flag("--worker", recovery.worker, "(internal) run as the worker of this member's agent")->group("");
+  node->add_flag("--recover", recovery.recover, "(internal) restarted by the agent: resume from the newest snapshot")
+      ->group("");
+  for (int i = 1; i < argc; ++i) recovery.args.emplace_back(argv[i]);
 
   auto run_data = AddDataCommands(app);
   auto run_config = AddConfigCommand(app);
@@ -216,7 +258,7 @@ int main(int argc, char** argv) {
   if (node->parsed()) {
     // RunMember leaves its actor system running (runtime.hpp): end here,
     // without the static destructors its threads could still touch.
-    const int code = Node(config_flags, member, role, rank, log_level, node_options);
+    const int code = Node(config_flags, member, role, rank, log_level, node_options, recovery);
     std::cout.flush();
     std::cerr.flush();
     spdlog::shutdown();

@@ -35,7 +35,8 @@ using Clock = std::chrono::steady_clock;
 // before it trained a batch leaves the previous run's file as it was.
 class MetricsFile {
  public:
-  explicit MetricsFile(std::string path) : path_(std::move(path)) {}
+  // append: continue the file (a recovered run) instead of emptying it.
+  MetricsFile(std::string path, bool append) : path_(std::move(path)), append_(append) {}
   // Whether the file can be written, found without changing it (an existing
   // file is opened for appending, a new one created and removed again); on
   // failure *error says why.
@@ -54,7 +55,7 @@ class MetricsFile {
   }
   std::ostream& Line() {
     if (!file_.is_open()) {
-      file_.open(path_, std::ios::trunc);
+      file_.open(path_, append_ ? std::ios::app : std::ios::trunc);
       file_ << std::setprecision(9);
     }
     return file_;
@@ -63,8 +64,29 @@ class MetricsFile {
 
  private:
   std::string path_;
+  bool append_;
   std::ofstream file_;
 };
+
+// The global batch a failed run had reached, from its metrics.jsonl: the
+// snapshot batch of its last "recovery" line (0 without one) plus the batch
+// lines after it. 0 when the file cannot be read.
+uint64_t BatchesReached(const std::string& path) {
+  std::ifstream in(path);
+  uint64_t base = 0, count = 0;
+  const std::string key = "\"snapshot_batch\":";
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("{\"event\":\"batch\"")) {
+      ++count;
+    } else if (line.starts_with("{\"event\":\"recovery\"")) {
+      if (const size_t at = line.find(key); at != std::string::npos) {
+        base = std::strtoull(line.c_str() + at + key.size(), nullptr, 10);
+        count = 0;
+      }
+    }
+  }
+  return base + count;
+}
 
 std::atomic<int> g_stop_signal{0};
 extern "C" void OnStopSignal(int sig) {
@@ -322,7 +344,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
 
   const std::string dir = cfg.run.output_dir.empty() ? "runs/" + cfg.run.name : cfg.run.output_dir;
   const std::string metrics_path = cfg.training.metrics_file.empty() ? dir + "/metrics.jsonl" : cfg.training.metrics_file;
-  MetricsFile metrics(metrics_path);
+  MetricsFile metrics(metrics_path, options.recovering);
   if (std::string why; !metrics.Writable(&why)) {
     err << "actorrec train: cannot write the metrics file " << metrics_path
         << " (training.metrics_file or run.output_dir): " << why << "\n";
@@ -333,6 +355,22 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   const uint64_t whole = PlannedBatches(cfg);
   const uint64_t planned = whole > first ? whole - first : (whole == 0 ? 0 : 1);
   if (!options.resume_dir.empty()) out << "resumed from " << options.resume_dir << " after batch " << first << "\n";
+  if (options.recovering) {
+    // Training again after a failure: the rollback is done (the run above
+    // loaded its snapshot in every member).
+    const uint64_t reached = BatchesReached(metrics_path);
+    const uint64_t replayed = reached > first ? reached - first : 0;
+    const auto unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+    out << "recovered: rolled back to " << (options.resume_dir.empty() ? "the start" : options.resume_dir)
+        << " after batch " << first << "; the failed run had reached batch " << reached << ", " << replayed
+        << " batch(es) to replay\n";
+    std::string snapshot;
+    AppendJsonString(&snapshot, options.resume_dir);
+    metrics.Line() << "{\"event\":\"recovery\",\"snapshot\":" << snapshot << ",\"snapshot_batch\":" << first << ",\"reached_batch\":" << reached
+                   << ",\"batches_replayed\":" << replayed << ",\"unix_ms\":" << unix_ms << "}\n";
+  }
   const bool tty = isatty(STDERR_FILENO) != 0;
   Totals totals;
   uint64_t checkpointed = UINT64_MAX;  // the batch of the last checkpoint written
@@ -435,7 +473,8 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
             << ",\"forward_s\":" << step.forward_s << ",\"backward_s\":" << step.backward_s
             << ",\"dense_sync_s\":" << step.dense_sync_s << ",\"exposed_delayed_s\":" << step.exposed_delayed_s
             << ",\"optimizer_s\":" << step.optimizer_s << ",\"elapsed_s\":"
-            << std::chrono::duration<double>(Clock::now() - train_start).count() << "}\n";
+            << std::chrono::duration<double>(Clock::now() - train_start).count() << "}\n"
+            << std::flush;  // one write per batch: `tail -f` and a recovery see every batch done
 
     const double elapsed = std::chrono::duration<double>(Clock::now() - train_start).count();
     const bool last = planned != 0 && totals.batches >= planned;

@@ -22,6 +22,11 @@ struct TrainOptions {
   uint64_t checkpoint_every = 0;
   // A checkpoint directory to continue from; empty: a fresh run.
   std::string resume_dir;
+  // Set on a coordinator that its agent restarted after a failure
+  // (actors/node/agent.hpp): metrics.jsonl is continued, not emptied, and
+  // gets a "recovery" line saying from which snapshot and how many batches
+  // are replayed.
+  bool recovering = false;
   // Set by `actorrec node` on the cluster's coordinator: the run spans the
   // members' processes (PipelineRun::CreateCoordinator) instead of this one.
   const trainer::ClusterSeat* cluster = nullptr;

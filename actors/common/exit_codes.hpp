@@ -2,6 +2,8 @@
 #pragma once
 
 #include <atomic>
+#include <mutex>
+#include <string>
 
 #include "base/status.hpp"
 
@@ -52,9 +54,21 @@ class Outcome {
     int c = code_.load();
     return c < 0 ? kExitOk : c;
   }
+  // A lost member, as the JSON line metrics.jsonl records for it (the
+  // supervisor sets it; the first one is kept).
+  void SetLoss(const std::string& json) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (loss_.empty()) loss_ = json;
+  }
+  std::string loss() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return loss_;
+  }
 
  private:
   std::atomic<int> code_{-1};
+  mutable std::mutex mutex_;
+  std::string loss_;
 };
 
 }  // namespace actorrec

@@ -102,8 +102,16 @@ void SendJoin(Self self, const std::string& nonce) {
               return Leave(self, kExitFailure);
             }
             if (reply->root().isRefused()) {
-              spdlog::error("refused by {}: {}", Coordinator(self),
-                            wire::Str(reply->root().getRefused().getMessage()));
+              auto refused = reply->root().getRefused();
+              // A worker its agent restarted can reach the coordinator of
+              // the failed run before it has stopped: exit as for a lost
+              // peer, so that the agent has it rejoin the next run.
+              if (refused.getReason() == wire::JoinReply::Refused::Reason::RUN_ENDING) {
+                spdlog::warn("{} is ending its run: {}; leaving to rejoin the next one", Coordinator(self),
+                             wire::Str(refused.getMessage()));
+                return Leave(self, kExitPeerLost);
+              }
+              spdlog::error("refused by {}: {}", Coordinator(self), wire::Str(refused.getMessage()));
               return Leave(self, kExitRefused);
             }
             Start(self);

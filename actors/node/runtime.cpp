@@ -9,6 +9,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <future>
 #include <iomanip>
@@ -384,6 +385,11 @@ int RunMember(const config::Config& cfg, const std::string& member, const Member
     transport.Unpublish(supervisor, published);
   }
   const int code = outcome->code() != kExitOk ? outcome->code() : drive_code;
+  // With an agent (cluster.max_restarts > 0) the run goes on after the
+  // loss: metrics.jsonl records it, before the restarted run's "recovery".
+  if (is_coordinator && cfg.cluster.max_restarts > 0 && !outcome->loss().empty()) {
+    std::ofstream(cfg.training.metrics_file, std::ios::app) << outcome->loss() << "\n";
+  }
   spdlog::info("member '{}' exits with code {}", member, code);
   return code;
 }

@@ -153,6 +153,7 @@ const char* RefusalName(Membership::Refusal r) {
     case Membership::Refusal::kConfigMismatch: return "config mismatch";
     case Membership::Refusal::kBuildMismatch: return "build mismatch";
     case Membership::Refusal::kNoChallenge: return "no challenge";
+    case Membership::Refusal::kRunEnding: return "run ending";
   }
   return "unknown";
 }

@@ -37,6 +37,7 @@ class Membership {
     kConfigMismatch,
     kBuildMismatch,
     kNoChallenge,
+    kRunEnding,  // the coordinator is ending its run (a restarted member came early: it should retry)
   };
 
   struct JoinRequest {

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@
 #include "actors/node/actor_plan.hpp"
 #include "actors/supervisor/membership.hpp"
 #include "base/hmac.hpp"
+#include "base/json_number.hpp"
 #include "base/version.hpp"
 #include "messages/text.hpp"
 
@@ -66,12 +68,17 @@ struct SupervisorState {
 
 using Self = caf::stateful_actor<SupervisorState>*;
 
+// A member's roles, "trainer+embedding".
+std::string RolesText(const config::Member& m) {
+  std::vector<std::string> roles;
+  for (auto r : m.roles) roles.emplace_back(config::RoleName(r));
+  return fmt::format("{}", fmt::join(roles, "+"));
+}
+
 std::string Describe(const config::ClusterConfig& cluster, const std::string& member) {
   const config::Member* m = cluster.Find(member);
   if (m == nullptr) return fmt::format("'{}'", member);
-  std::vector<std::string> roles;
-  for (auto r : m->roles) roles.emplace_back(config::RoleName(r));
-  return fmt::format("'{}' ({}:{}, {})", member, m->address, m->port, fmt::join(roles, "+"));
+  return fmt::format("'{}' ({}:{}, {})", member, m->address, m->port, RolesText(*m));
 }
 
 // A request that cannot be read is answered with an error naming the kind;
@@ -149,6 +156,21 @@ void LoseMember(Self self, const std::string& member, const std::string& reason)
     return;
   }
   spdlog::error("{}", what);
+  {
+    std::string json = "{\"event\":\"failure\",\"member\":";
+    AppendJsonString(&json, member);
+    const config::Member* m = st.cfg.cluster.Find(member);
+    json += ",\"roles\":";
+    AppendJsonString(&json, m == nullptr ? std::string() : RolesText(*m));
+    json += ",\"last_batch\":" + std::to_string(st.last_batch) + ",\"cause\":";
+    AppendJsonString(&json, reason);
+    json += ",\"unix_ms\":" +
+            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count()) +
+            "}";
+    st.outcome->SetLoss(json);
+  }
   auto down = wire::Encode<wire::PeerDown>([&](wire::PeerDown::Builder b) {
     b.setMember(wire::AsText(member));
     b.setReason(wire::AsText(reason));
@@ -177,6 +199,7 @@ wire::JoinReply::Refused::Reason WireReason(Membership::Refusal r) {
     case Membership::Refusal::kConfigMismatch: return R::CONFIG_MISMATCH;
     case Membership::Refusal::kBuildMismatch: return R::BUILD_MISMATCH;
     case Membership::Refusal::kNoChallenge: return R::NO_CHALLENGE;
+    case Membership::Refusal::kRunEnding: return R::RUN_ENDING;
   }
   return R::NO_CHALLENGE;
 }
@@ -189,7 +212,7 @@ caf::result<caf::message> Admit(Self self, const wire::Frame<wire::Join>& frame)
   Membership::JoinRequest req{wire::Str(r.getMember()), wire::Bytes(r.getProof()), wire::Str(r.getBuild()),
                               wire::Str(r.getConfigDigest()), r.getPid(), wire::Str(r.getHostName()),
                               wire::Str(r.getGemmKernels())};
-  auto verdict = st.stopping ? Membership::Verdict{Membership::Refusal::kDuplicateMember, "the run is ending"}
+  auto verdict = st.stopping ? Membership::Verdict{Membership::Refusal::kRunEnding, "the run is ending"}
                              : st.membership->Join(req, Clock::now());
   if (!verdict.admitted()) {
     spdlog::warn("refused '{}' (pid {} on {}): {}: {}", req.member, req.pid, req.host_name,

@@ -112,6 +112,15 @@ std::string DigestIn(const std::string& metrics) {
   return metrics.substr(begin, metrics.find('"', begin) - begin);
 }
 
+std::vector<std::string> EvalsIn(const std::string& metrics) {
+  std::vector<std::string> evals;
+  std::istringstream lines(metrics);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("\"event\":\"eval\"") != std::string::npos) evals.push_back(line);
+  }
+  return evals;
+}
+
 uint16_t FreePort() {
   // The kernel may hand the same port to two binds in a row once the first
   // socket is closed (seen: two members of one topology got one port, and

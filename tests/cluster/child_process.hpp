@@ -51,6 +51,9 @@ uint16_t FreePort();
 // "parameter_digest" field); empty when there is none.
 std::string DigestIn(const std::string& metrics);
 
+// The "eval" lines of a metrics.jsonl's text, in order.
+std::vector<std::string> EvalsIn(const std::string& metrics);
+
 // The actorrec binary under test, from $ACTORREC_BIN (set by meson).
 std::string ActorrecBinary();
 

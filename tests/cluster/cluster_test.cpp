@@ -241,20 +241,6 @@ TEST_CASE("a member that never joins is named when the join timeout passes", "[c
   REQUIRE_THAT(a->Log(), Catch::Contains("--member b"));
 }
 
-namespace {
-
-// The evaluation records of a metrics.jsonl, in order.
-std::vector<std::string> EvalsIn(const std::string& metrics) {
-  std::vector<std::string> evals;
-  std::istringstream lines(metrics);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.find("\"event\":\"eval\"") != std::string::npos) evals.push_back(line);
-  }
-  return evals;
-}
-
-}  // namespace
-
 TEST_CASE("a run split across processes (sampler + oracle, 2 shards, 2 and 4 trainers) equals the one-process run",
           "[cluster]") {
   // Both trainer counts with the default mode; a mode planned with lookahead

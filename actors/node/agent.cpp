@@ -1,0 +1,178 @@
+// The per-host agent: a worker process per member, restarted when it dies.
+#include "actors/node/agent.hpp"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <thread>
+
+#include "actors/common/exit_codes.hpp"
+
+namespace actorrec {
+
+using Clock = std::chrono::steady_clock;
+
+AgentDecision RestartPolicy::OnEnd(const WorkerEnd& end) {
+  AgentDecision d;
+  const std::string what = DescribeWorkerEnd(end);
+  if (end.stop_requested || (!end.signaled && end.code != kExitPeerLost)) {
+    d.exit_code = end.signaled ? 128 + end.code : end.code;
+    d.why = what + (end.stop_requested ? " after the stop signal; the agent ends too" : "; not restarted");
+    return d;
+  }
+  if (!end.signaled) {  // exit code 3: the cluster lost a member
+    d.restart = true;
+    d.delay = std::chrono::milliseconds(backoff_ms_);
+    d.why = what + "; rejoining from the newest snapshot";
+    return d;
+  }
+  ++crashes_;
+  if (crashes_ > max_restarts_) {
+    d.exit_code = 128 + end.code;
+    d.why = what + "; crash " + std::to_string(crashes_) + " is more than cluster.max_restarts = " +
+            std::to_string(max_restarts_) + ": giving up";
+    return d;
+  }
+  const int shift = std::min(crashes_ - 1, 16);
+  const int64_t delay = std::min<int64_t>(static_cast<int64_t>(backoff_ms_) << shift, 10000);
+  d.restart = true;
+  d.delay = std::chrono::milliseconds(std::max<int64_t>(delay, 0));
+  d.why = what + "; restart " + std::to_string(crashes_) + " of " + std::to_string(max_restarts_);
+  return d;
+}
+
+std::string DescribeWorkerEnd(const WorkerEnd& end) {
+  if (end.signaled) return "killed by signal " + std::to_string(end.code) + " (" + strsignal(end.code) + ")";
+  std::string s = "exited with code " + std::to_string(end.code);
+  switch (end.code) {
+    case kExitOk: return s + " (done)";
+    case kExitPeerLost: return s + " (a cluster member was lost)";
+    case kExitRefused: return s + " (refused by the coordinator)";
+    case kExitJoinTimeout: return s + " (members missing after the join timeout)";
+    default: return s;
+  }
+}
+
+namespace {
+
+sigset_t StopSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  return set;
+}
+
+std::string SelfExe() {
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+// Forks and execs the worker; -1 when fork fails.
+pid_t StartWorker(const std::string& exe, const std::vector<std::string>& args) {
+  std::vector<std::string> argv_s = {exe};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t agent = getpid();
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  // The child: dies with the agent (checked again after the prctl, in case
+  // the agent died in between), takes signals again, becomes the worker.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != agent) _exit(128 + SIGKILL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  execv(exe.c_str(), argv.data());
+  _exit(127);
+}
+
+}  // namespace
+
+int RunAgent(const AgentArgs& args) {
+  const sigset_t stops = StopSignals();
+  pthread_sigmask(SIG_BLOCK, &stops, nullptr);
+  const std::string exe = SelfExe();
+  RestartPolicy policy(args.max_restarts, args.backoff_ms);
+  bool stop_requested = false;
+  int signals = 0;
+  for (int start = 1;; ++start) {
+    std::vector<std::string> worker_args = args.worker_args;
+    if (start > 1) worker_args.push_back("--recover");
+    const pid_t pid = StartWorker(exe, worker_args);
+    if (pid < 0) {
+      spdlog::error("agent of member '{}': cannot start a worker: {}", args.member, strerror(errno));
+      return kExitFailure;
+    }
+    const auto started = Clock::now();
+    spdlog::info("agent of member '{}': worker pid {} started (start {})", args.member, pid, start);
+    int status = 0;
+    for (;;) {
+      const pid_t r = waitpid(pid, &status, WNOHANG);
+      if (r == pid) break;
+      if (r < 0 && errno != EINTR) {
+        spdlog::error("agent of member '{}': waiting for worker pid {}: {}", args.member, pid, strerror(errno));
+        return kExitFailure;
+      }
+      timespec ts{0, 50 * 1000 * 1000};
+      siginfo_t info;
+      const int sig = sigtimedwait(&stops, &info, &ts);
+      if (sig > 0) {
+        stop_requested = true;
+        if (++signals == 1) {
+          spdlog::warn("agent of member '{}': {} received; passing it to worker pid {}", args.member, strsignal(sig),
+                       pid);
+          kill(pid, sig);
+        } else {
+          spdlog::warn("agent of member '{}': {} received again; killing worker pid {}", args.member, strsignal(sig),
+                       pid);
+          kill(pid, SIGKILL);
+        }
+      }
+    }
+    WorkerEnd end;
+    end.signaled = WIFSIGNALED(status);
+    end.code = end.signaled ? WTERMSIG(status) : WEXITSTATUS(status);
+    end.stop_requested = stop_requested;
+    const auto lived = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+    const AgentDecision d = policy.OnEnd(end);
+    if (!d.restart) {
+      if (end.signaled && !end.stop_requested) {
+        spdlog::error("agent of member '{}': worker pid {} {} after {} ms{}", args.member, pid, d.why, lived,
+                      args.snapshot_dir.empty() ? std::string()
+                                                : "; the last good snapshot stays in " + args.snapshot_dir);
+      } else {
+        spdlog::info("agent of member '{}': worker pid {} {}", args.member, pid, d.why);
+      }
+      return d.exit_code;
+    }
+    spdlog::warn("agent of member '{}': worker pid {} {} after {} ms; starting it again in {} ms", args.member, pid,
+                 d.why, lived, d.delay.count());
+    // The wait, still forwarding nothing (no worker runs): a stop signal now
+    // ends the agent.
+    const auto until = Clock::now() + d.delay;
+    while (Clock::now() < until) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+      timespec ts{0, static_cast<long>(std::clamp<int64_t>(left, 1, 50)) * 1000 * 1000};
+      siginfo_t info;
+      if (const int sig = sigtimedwait(&stops, &info, &ts); sig > 0) {
+        spdlog::warn("agent of member '{}': {} received between workers; ending", args.member, strsignal(sig));
+        return 128 + sig;
+      }
+    }
+  }
+}
+
+}  // namespace actorrec
