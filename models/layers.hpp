@@ -17,8 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "base/vector_clones.hpp"
 #include "gpu/backend.hpp"
+#include "gpu/buffer.hpp"
+#include "gpu/cpu_ops.hpp"
 
 namespace actorrec::models {
 
@@ -36,22 +37,13 @@ inline float Dot(const float* a, const float* b, size_t n) {
   return s;
 }
 
-// Σ_i BCEWithLogits(z_i, y_i) in double, summed in i order, computed as
-// max(z, 0) − z·y + log1p(exp(−|z|)) (no overflow for any finite z); and
-// dlogit_i = scale · (σ(z_i) − y_i).
-double BceWithLogits(const float* logits, const float* labels, size_t n, float scale, float* dlogit);
-
-// The MLP's elementwise steps (exposed for the CUDA kernels' host tests,
-// tests/gpu/cuda_dense_ops_test.cpp). Their definitions are cloned for the
-// CPU's vector width (ACTORREC_VECTOR_CLONES); the attribute stays off these
-// declarations, or every includer would emit a resolver of its own.
-// out = max(out + bias, 0) (relu) or out + bias, per row of `width`.
-void AddBias(float* out, const float* bias, size_t n, int width, bool relu);
-// The ReLU's gradient: gk = go where out > 0, else 0 (the subgradient 0 at
-// the kink, as PyTorch). The three buffers are distinct.
-void ReluGrad(const float* __restrict go, const float* __restrict out, float* __restrict gk, size_t count);
-// db[j] = Σ_i g[i·width + j], samples in order from +0.
-void BiasGrad(const float* g, size_t n, int width, float* db);
+// BCE with logits and the MLP's element-wise steps: one definition, the
+// CPU's, in gpu/cpu_ops.hpp (the CPU backend's model ops run them; the CUDA
+// kernels' host tests compare with them under these names too).
+using gpu::cpu::AddBias;
+using gpu::cpu::BceWithLogits;
+using gpu::cpu::BiasGrad;
+using gpu::cpu::ReluGrad;
 
 // Grows *v to at least n floats; never shrinks (no reallocation once the
 // largest slice has been seen).
@@ -68,7 +60,8 @@ struct Linear {
 
 // Linear layers, each followed by ReLU except the last unless relu_last.
 // Forward keeps the activations for Backward; the input pointer must stay
-// valid in between.
+// valid in between. Every pointer is in the backend's memory (host memory
+// for the CPU backend and HostMemoryView), and so are the activations.
 class Mlp {
  public:
   Mlp() = default;
@@ -94,8 +87,8 @@ class Mlp {
   std::vector<Linear> layers_;
   bool relu_last_ = false;
   const float* input_ = nullptr;
-  std::vector<std::vector<float>> acts_;
-  std::vector<float> grad_[2];
+  std::vector<gpu::Buffer> acts_;
+  gpu::Buffer grad_[2];
 };
 
 // Declares the tensors "<name>.<l>.weight" [out, in] and "<name>.<l>.bias"

@@ -53,6 +53,8 @@ ModelSpec SpecOf(const config::ModelConfig& model, uint32_t dense_features, uint
   return s;
 }
 
+bool RunsDeviceResident(config::ModelKind kind) { return kind == config::ModelKind::kDlrm; }
+
 double MlpFlopsPerSample(const ModelSpec& spec) {
   const double d = spec.embedding_dim, T = spec.tables;
   const int x0 = static_cast<int>(spec.dense_features + spec.tables * spec.embedding_dim);
@@ -145,14 +147,23 @@ Result<std::unique_ptr<Model>> Model::Create(const ModelSpec& spec, gpu::Backend
         return Status::InvalidArgument(std::string("model.kind = \"").append(kind).append(
             "\" has no input: the dataset has neither dense features nor tables"));
       }
-      if (spec.kind != config::ModelKind::kDcn) {
-        return MakeWideDeep(spec, backend, spec.kind == config::ModelKind::kDeepFm);
-      }
-      if (spec.cross_layers < 1) {
+      if (spec.kind == config::ModelKind::kDcn && spec.cross_layers < 1) {
         return Status::InvalidArgument(std::string("model.cross_layers: ").append(std::to_string(spec.cross_layers))
                                            .append(" must be at least 1 for kind = \"dcn\""));
       }
-      return MakeDcn(spec, backend);
+      // Not device-resident yet (RunsDeviceResident): on a backend with
+      // memory of its own, the model computes on host memory through its
+      // host view (staged GEMMs and pooling, the host's element-wise ops).
+      std::unique_ptr<gpu::Backend> view;
+      if (backend->device_memory()) {
+        view = gpu::HostMemoryView(backend);
+        backend = view.get();
+      }
+      std::unique_ptr<Model> model = spec.kind == config::ModelKind::kDcn
+                                         ? MakeDcn(spec, backend)
+                                         : MakeWideDeep(spec, backend, spec.kind == config::ModelKind::kDeepFm);
+      model->host_view_ = std::move(view);
+      return model;
     }
   }
   return Status::InvalidArgument("model.kind: unknown");

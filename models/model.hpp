@@ -80,6 +80,12 @@ ModelSpec SpecOf(const config::ModelConfig& model, uint32_t dense_features, uint
 // roofline. 0 for a spec Create rejects.
 double MlpFlopsPerSample(const ModelSpec& spec);
 
+// Whether a model of this kind runs device-resident on a backend with
+// memory of its own (gpu::Backend::device_memory(): its parameters'
+// working copy, activations and gradients in that memory, docs/gpu.md);
+// the others run there staged.
+bool RunsDeviceResident(config::ModelKind kind);
+
 struct SliceView {
   size_t samples = 0;
   const float* dense = nullptr;   // samples × dense_features, row-major
@@ -103,6 +109,8 @@ class Model {
   std::span<float> grads() { return grads_; }
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
   const ModelSpec& spec() const { return spec_; }
+  // The backend the model computes on.
+  gpu::Backend& backend() const { return *backend_; }
 
   // Weights from (seed, tensor index, element) alone, normal with the DLRM
   // reference's scales: weights N(0, 2 / (in + out)), biases N(0, 1 / out);
@@ -138,6 +146,7 @@ class Model {
 
   ModelSpec spec_;
   gpu::Backend* backend_;
+  std::unique_ptr<gpu::Backend> host_view_;  // backend_, where it is a device backend's host view
   uint32_t width_;
   std::vector<float> params_, grads_;
   std::vector<TensorInfo> tensors_;
