@@ -55,6 +55,10 @@ ModelSpec SpecOf(const config::ModelConfig& model, uint32_t dense_features, uint
 
 bool RunsDeviceResident(config::ModelKind kind) { return kind == config::ModelKind::kDlrm; }
 
+gpu::ModelResidency ResidencyOf(config::ModelKind kind) {
+  return {RunsDeviceResident(kind), std::string(config::ModelKindName(kind))};
+}
+
 double MlpFlopsPerSample(const ModelSpec& spec) {
   const double d = spec.embedding_dim, T = spec.tables;
   const int x0 = static_cast<int>(spec.dense_features + spec.tables * spec.embedding_dim);

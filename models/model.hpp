@@ -53,6 +53,7 @@
 #include "base/status.hpp"
 #include "configs/config.hpp"
 #include "gpu/backend.hpp"
+#include "gpu/backend_select.hpp"
 #include "models/tensor.hpp"
 
 namespace actorrec::models {
@@ -83,8 +84,9 @@ double MlpFlopsPerSample(const ModelSpec& spec);
 // Whether a model of this kind runs device-resident on a backend with
 // memory of its own (gpu::Backend::device_memory(): its parameters'
 // working copy, activations and gradients in that memory, docs/gpu.md);
-// the others run there staged.
+// the others run there staged. What training.backend = auto decides on.
 bool RunsDeviceResident(config::ModelKind kind);
+gpu::ModelResidency ResidencyOf(config::ModelKind kind);
 
 struct SliceView {
   size_t samples = 0;
