@@ -71,6 +71,18 @@ void Backend::InteractionBackward(const float* dr, const float* z, const float* 
   cpu::InteractionBackward(dr, z, pooled, n, T, d, width, dz, dpooled, G.data());
 }
 
+void Backend::DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, float* x) {
+  cpu::DeepInput(dense, pooled, n, dd, T, d, x);
+}
+void Backend::WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t d, const float* bias,
+                             bool fm, float* sums, float* logits) {
+  cpu::WideDeepLogits(deep, pooled, n, T, d, bias, fm, sums, logits);
+}
+void Backend::WideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, const float* dlogit,
+                                 size_t n, size_t dd, size_t T, size_t d, float* pooled_grad) {
+  cpu::WideDeepPooledGrad(dx, pooled, sums, dlogit, n, dd, T, d, pooled_grad);
+}
+
 std::unique_ptr<Backend> HostMemoryView(Backend* device) { return std::make_unique<HostView>(device); }
 
 }  // namespace actorrec::gpu

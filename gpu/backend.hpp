@@ -99,6 +99,15 @@ class Backend {
   // Its backward: dz (n × d; null with z) and dpooled (n × T × d) from dr.
   virtual void InteractionBackward(const float* dr, const float* z, const float* pooled, size_t n, size_t T, size_t d,
                                    size_t width, float* dz, float* dpooled);
+  // Wide&Deep and DeepFM (gpu/cpu_ops.hpp states each sum's order): the
+  // deep tower's input x (n × (dd + T·d)) from dense (n × dd) and pooled
+  // (n × T × (d + 1)); the logits (bias: one float of the backend's memory;
+  // fm: sums, n × d, kept for the backward); the pooled gradient.
+  virtual void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, float* x);
+  virtual void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t d, const float* bias,
+                              bool fm, float* sums, float* logits);
+  virtual void WideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, const float* dlogit,
+                                  size_t n, size_t dd, size_t T, size_t d, float* pooled_grad);
 };
 
 // A GEMM with k == 0, where op(A)·op(B) is empty: C = beta·C, with beta == 0

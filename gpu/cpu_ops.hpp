@@ -13,8 +13,23 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 
 namespace actorrec::gpu::cpu {
+
+// Σ_k a[k]·b[k]: lane j (0..7) sums the k ≡ j (mod 8) below the last full
+// group of eight, in ascending k; the lanes combine as
+// ((l0+l4)+(l1+l5)) + ((l2+l6)+(l3+l7)); the tail k adds last, ascending.
+inline float Dot(const float* a, const float* b, size_t n) {
+  float l[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+  size_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    for (size_t j = 0; j < 8; ++j) l[j] += a[k + j] * b[k + j];
+  }
+  float s = ((l[0] + l[4]) + (l[1] + l[5])) + ((l[2] + l[6]) + (l[3] + l[7]));
+  for (; k < n; ++k) s += a[k] * b[k];
+  return s;
+}
 
 // Σ_i BCEWithLogits(z_i, y_i) in double, summed in i order, computed as
 // max(z, 0) − z·y + log1p(exp(−|z|)) (no overflow for any finite z); and
@@ -36,6 +51,21 @@ void BiasGrad(const float* g, size_t n, int width, float* db);
 void InteractionForward(const float* z, const float* pooled, size_t n, size_t T, size_t d, size_t width, float* r,
                         float* columns);
 size_t InteractionColumnsFloats(size_t T, size_t d, bool with_z);
+
+// Wide&Deep and DeepFM (models/wide_deep.cpp); pooled rows of w = d + 1
+// floats (d embedding floats, then the first-order weight), deep inputs of
+// dd + T·d floats a sample.
+// x = [dense, e_1[0, d) … e_T[0, d)] per sample.
+void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, float* x);
+// logits[i] = deep[i] + Σ_t w_t (t ascending, from +0) + bias[0]; with fm,
+// + 0.5·(Dot(s, s) − Σ_t Dot(e_t, e_t)), s = Σ_t e_t (sums, n × d, kept
+// for the backward).
+void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t d, const float* bias, bool fm,
+                    float* sums, float* logits);
+// pooled_grad (n × T × w): dx's embedding part, g = dlogit[i] for w_t, and
+// with fm (sums not null) + g·(s_k − e_tk).
+void WideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, const float* dlogit, size_t n,
+                        size_t dd, size_t T, size_t d, float* pooled_grad);
 // dz (n × d) and dpooled (n × T × d) from dr (n × width); z and dz both null
 // without dense features; G is scratch of T × T floats.
 void InteractionBackward(const float* dr, const float* z, const float* pooled, size_t n, size_t T, size_t d,

@@ -35,23 +35,19 @@ class Dlrm final : public Model {
 
   double Backward(const SliceView& in, const float* pooled, float* pooled_grad, float scale) override {
     gpu::Backend& be = *backend_;
-    const bool device = be.device_memory();
     const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables;
     (void)pooled;  // Forward's pooled_on_ holds the same floats
     const float* labels = up_labels_.Resident(be, in.labels, n);
     float* dlogit = dlogit_.Grow(be, n);
     const double loss = be.BceWithLogits(top_.output(), labels, n, scale, dlogit);
-    float* grads = device ? dev_grads_.Grow(be, grads_.size()) : grads_.data();
+    float* grads = GradsTarget();
     float* dr = dr_.Grow(be, n * inter_);
     top_.Backward(be, params_on_, grads, dlogit, n, dr);
     float* dz = bottom_.empty() ? nullptr : dz_.Grow(be, n * d);
-    float* dpooled = device ? dev_pooled_grad_.Grow(be, n * T * d) : pooled_grad;
+    float* dpooled = PooledGradTarget(pooled_grad, n * T * d);
     be.InteractionBackward(dr, z(), pooled_on_, n, T, d, inter_, dz, dpooled);
     if (!bottom_.empty()) bottom_.Backward(be, params_on_, grads, dz, n, nullptr);
-    if (device) {
-      be.Download(grads_.data(), grads, grads_.size());
-      be.Download(pooled_grad, dpooled, n * T * d);
-    }
+    FinishBackward(grads, dpooled, pooled_grad, n * T * d);
     return loss;
   }
 
@@ -60,7 +56,7 @@ class Dlrm final : public Model {
   void Forward(const SliceView& in, const float* pooled) override {
     gpu::Backend& be = *backend_;
     const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables;
-    params_on_ = up_params_.Resident(be, params_.data(), params_.size());  // the optimizer stepped them on the host
+    params_on_ = ResidentParams();
     pooled_on_ = up_pooled_.Resident(be, pooled, n * T * d);
     if (!bottom_.empty()) bottom_.Forward(be, params_on_, up_dense_.Resident(be, in.dense, n * spec_.dense_features), n);
     float* r = r_.Grow(be, n * inter_);
@@ -83,9 +79,8 @@ class Dlrm final : public Model {
   const float* params_on_ = nullptr;
   const float* pooled_on_ = nullptr;
   gpu::Buffer r_, dr_, dz_, dlogit_;
-  // Device only: the uploaded inputs and parameters, the gradients before
-  // their download, and the logits' host copy.
-  gpu::Buffer up_params_, up_pooled_, up_dense_, up_labels_, dev_grads_, dev_pooled_grad_;
+  // Device only: the uploaded inputs, and the logits' host copy.
+  gpu::Buffer up_pooled_, up_dense_, up_labels_;
   std::vector<float> logits_;
 };
 

@@ -23,19 +23,7 @@
 
 namespace actorrec::models {
 
-// Σ_k a[k]·b[k]: lane j (0..7) sums the k ≡ j (mod 8) below the last full
-// group of eight, in ascending k; the lanes combine as
-// ((l0+l4)+(l1+l5)) + ((l2+l6)+(l3+l7)); the tail k adds last, ascending.
-inline float Dot(const float* a, const float* b, size_t n) {
-  float l[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-  size_t k = 0;
-  for (; k + 8 <= n; k += 8) {
-    for (size_t j = 0; j < 8; ++j) l[j] += a[k + j] * b[k + j];
-  }
-  float s = ((l[0] + l[4]) + (l[1] + l[5])) + ((l[2] + l[6]) + (l[3] + l[7]));
-  for (; k < n; ++k) s += a[k] * b[k];
-  return s;
-}
+using gpu::cpu::Dot;  // gpu/cpu_ops.hpp: the fixed-order dot product
 
 // BCE with logits and the MLP's element-wise steps: one definition, the
 // CPU's, in gpu/cpu_ops.hpp (the CPU backend's model ops run them; the CUDA

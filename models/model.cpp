@@ -53,7 +53,7 @@ ModelSpec SpecOf(const config::ModelConfig& model, uint32_t dense_features, uint
   return s;
 }
 
-bool RunsDeviceResident(config::ModelKind kind) { return kind == config::ModelKind::kDlrm; }
+bool RunsDeviceResident(config::ModelKind kind) { return kind != config::ModelKind::kDcn; }
 
 gpu::ModelResidency ResidencyOf(config::ModelKind kind) {
   return {RunsDeviceResident(kind), std::string(config::ModelKindName(kind))};
@@ -151,7 +151,10 @@ Result<std::unique_ptr<Model>> Model::Create(const ModelSpec& spec, gpu::Backend
         return Status::InvalidArgument(std::string("model.kind = \"").append(kind).append(
             "\" has no input: the dataset has neither dense features nor tables"));
       }
-      if (spec.kind == config::ModelKind::kDcn && spec.cross_layers < 1) {
+      if (spec.kind != config::ModelKind::kDcn) {
+        return MakeWideDeep(spec, backend, spec.kind == config::ModelKind::kDeepFm);
+      }
+      if (spec.cross_layers < 1) {
         return Status::InvalidArgument(std::string("model.cross_layers: ").append(std::to_string(spec.cross_layers))
                                            .append(" must be at least 1 for kind = \"dcn\""));
       }
@@ -163,9 +166,7 @@ Result<std::unique_ptr<Model>> Model::Create(const ModelSpec& spec, gpu::Backend
         view = gpu::HostMemoryView(backend);
         backend = view.get();
       }
-      std::unique_ptr<Model> model = spec.kind == config::ModelKind::kDcn
-                                         ? MakeDcn(spec, backend)
-                                         : MakeWideDeep(spec, backend, spec.kind == config::ModelKind::kDeepFm);
+      std::unique_ptr<Model> model = MakeDcn(spec, backend);
       model->host_view_ = std::move(view);
       return model;
     }

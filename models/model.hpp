@@ -54,6 +54,7 @@
 #include "configs/config.hpp"
 #include "gpu/backend.hpp"
 #include "gpu/backend_select.hpp"
+#include "gpu/buffer.hpp"
 #include "models/tensor.hpp"
 
 namespace actorrec::models {
@@ -146,6 +147,25 @@ class Model {
   size_t AddTensor(std::string name, std::vector<int64_t> shape, bool is_bias);
   void FinishTensors();
 
+  // A device-resident step's copies (docs/gpu.md); on a host backend each
+  // is the host buffer itself and copies nothing. ResidentParams: the
+  // parameters as the backend sees them, uploaded once per Forward (the
+  // dense optimizer steps the host copy). GradsTarget / PooledGradTarget:
+  // where Backward writes the gradients; FinishBackward brings them to
+  // grads() and the caller's pooled_grad.
+  const float* ResidentParams() { return up_params_.Resident(*backend_, params_.data(), params_.size()); }
+  float* GradsTarget() {
+    return backend_->device_memory() ? dev_grads_.Grow(*backend_, grads_.size()) : grads_.data();
+  }
+  float* PooledGradTarget(float* pooled_grad, size_t floats) {
+    return backend_->device_memory() ? dev_pooled_grad_.Grow(*backend_, floats) : pooled_grad;
+  }
+  void FinishBackward(const float* grads, const float* dpooled, float* pooled_grad, size_t floats) {
+    if (!backend_->device_memory()) return;
+    backend_->Download(grads_.data(), grads, grads_.size());
+    backend_->Download(pooled_grad, dpooled, floats);
+  }
+
   ModelSpec spec_;
   gpu::Backend* backend_;
   std::unique_ptr<gpu::Backend> host_view_;  // backend_, where it is a device backend's host view
@@ -153,6 +173,10 @@ class Model {
   std::vector<float> params_, grads_;
   std::vector<TensorInfo> tensors_;
   std::vector<bool> is_bias_;
+
+ private:
+  // After host_view_: freed before the backend they came from.
+  gpu::Buffer up_params_, dev_grads_, dev_pooled_grad_;
 };
 
 }  // namespace actorrec::models

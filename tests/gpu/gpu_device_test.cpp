@@ -2,8 +2,9 @@
 // within a relative 1e-5 per element (its sums run in another order),
 // pooling and its backward bitwise (the same sums in the same order); and a
 // small DLRM trained with training.backend = "cuda" (device-resident: its
-// whole step on the device) in every mode, whose parameters must equal the
-// no_cache run's bitwise, and stay within a bound of the CPU's. Run only
+// whole step on the device) in every mode, and Wide&Deep and DeepFM in
+// three, whose parameters must equal the no_cache run's bitwise, and stay
+// within a bound of the CPU's. Run only
 // where a device is usable (gpu_device_skip.cpp skips otherwise).
 #include <catch2/catch.hpp>
 
@@ -178,9 +179,32 @@ TEST_CASE("DLRM trained on the GPU ends bitwise equal in every mode, W = 1 and 2
 // stays far inside it.
 constexpr double kTrainTolerance = 1e-3;
 
-TEST_CASE("DLRM trained device-resident on the GPU stays within a bound of the CPU", "[gpu-device]") {
+TEST_CASE("Wide&Deep and DeepFM trained on the GPU end bitwise equal across modes, W = 1 and 2", "[gpu-device]") {
+  for (const char* model : {"wide_deep", "deepfm"}) {
+    for (int w : {1, 2}) {
+      Case c;
+      c.model = model;
+      c.backend = gpu::OnCpu() ? "cpu" : "cuda";
+      c.trainers = w;
+      c.sparse = "adagrad";
+      const uint64_t reference = LockstepDigest(c);
+      c.cache_rows = 512;
+      c.mode = "ideal";
+      INFO(model << " W=" << w << " ideal");
+      CHECK(LockstepDigest(c) == reference);
+      c.cache_rows = 8192;
+      c.mode = "lrpp";
+      INFO(model << " W=" << w << " lrpp");
+      CHECK(LockstepDigest(c) == reference);
+    }
+  }
+}
+
+TEST_CASE("the device-resident models trained on the GPU stay within a bound of the CPU", "[gpu-device]") {
+  for (const char* model : {"dlrm", "wide_deep", "deepfm"})
   for (int w : {1, 2}) {
     Case c;
+    c.model = model;
     c.trainers = w;
     c.sparse = "adagrad";
     c.backend = "cpu";
@@ -194,9 +218,9 @@ TEST_CASE("DLRM trained device-resident on the GPU stays within a bound of the C
       largest = std::max(largest, std::fabs(double(cpu[k])));
       worst = std::max(worst, std::fabs(double(cpu[k]) - gpu[k]));
     }
-    INFO("W=" << w << ": largest |Δ| " << worst << " of largest |p| " << largest);
+    INFO(model << " W=" << w << ": largest |Δ| " << worst << " of largest |p| " << largest);
     CHECK(worst <= kTrainTolerance * largest);
-    WARN("W=" << w << " GPU vs CPU dense parameters: max |delta| / max |p| = " << worst / largest);
+    WARN(model << " W=" << w << " GPU vs CPU dense parameters: max |delta| / max |p| = " << worst / largest);
   }
 }
 
