@@ -43,6 +43,12 @@
 // Every loop runs in a fixed order: the result depends only on the inputs
 // (and on the backend's GEMM, itself deterministic). Buffers are sized to
 // the largest slice seen: steady-state training allocates nothing.
+//
+// A device-resident model (RunsDeviceResident) computes only through the
+// backend's model ops on buffers of the backend's memory; on a device
+// backend (CUDA) params()/grads() stay the host copies the optimizer, the
+// all-reduce and checkpoints use, and each step uploads the parameters once
+// and downloads the gradients once (docs/gpu.md).
 #pragma once
 
 #include <memory>
