@@ -53,6 +53,61 @@ class Backend {
   // A unique row no position uses gets −0.0f (the additive identity: −0 + x == x bitwise).
   virtual void BagGradToUnique(const float* pooled_grad, size_t in_stride, size_t width, const SlotBags& bags,
                                Pooling pooling, float* grad_unique) = 0;
+
+  // ---- The backend's memory, and the model's ops on it (docs/gpu.md)
+  //
+  // A model that runs device-resident (models::RunsDeviceResident) keeps its
+  // activations, gradients and its parameters' working copy in buffers of
+  // the backend's memory (gpu/buffer.hpp) and computes with the ops below,
+  // whose every pointer is in that memory. The CPU backend's memory is the
+  // host's: these defaults, the models' host loops (gpu/cpu_ops.hpp), each
+  // op's bits exactly what they were before the interface had it. A backend
+  // with memory of its own (CUDA) overrides every one of them.
+  //
+  // Ordering: the ops of one backend run in call order; Download returns
+  // when its copy is on the host, and so sees every op called before it.
+
+  // Whether the memory below is the backend's own (a device's), not the host's.
+  virtual bool device_memory() const { return false; }
+  // `floats` of uninitialized memory (throws when there is none); Free(null)
+  // does nothing.
+  virtual float* Allocate(size_t floats);
+  virtual void Free(float* p);
+  // host → backend memory; backend memory → host (waits for the copy).
+  virtual void Upload(float* dst, const float* host, size_t floats);
+  virtual void Download(float* host, const float* src, size_t floats);
+
+  // Gemm (same contract) on the backend's memory.
+  virtual void ResidentGemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda,
+                            const float* b, int ldb, float beta, float* c, int ldc) {
+    Gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+  // out = max(out + bias, 0) (relu) or out + bias, per row of `width`
+  // (n rows).
+  virtual void BiasAdd(float* out, const float* bias, size_t n, int width, bool relu);
+  // gk = go where out > 0, else 0 (count elements; three distinct buffers).
+  virtual void ReluGrad(const float* go, const float* out, float* gk, size_t count);
+  // db[j] = Σ_i g[i·width + j], samples in order from +0.
+  virtual void BiasGrad(const float* g, size_t n, int width, float* db);
+  // dlogit_i = scale · (σ(z_i) − y_i); returns Σ_i BCEWithLogits(z_i, y_i),
+  // summed in double in i order on the host (gpu/cpu_ops.hpp's formula).
+  virtual double BceWithLogits(const float* logits, const float* labels, size_t n, float scale, float* dlogit);
+  // DLRM's interaction (gpu/cpu_ops.hpp states each sum's order): r (n ×
+  // width) from z (n × d, null without dense features) and pooled (n × T × d).
+  virtual void InteractionForward(const float* z, const float* pooled, size_t n, size_t T, size_t d, size_t width,
+                                  float* r);
+  // Its backward: dz (n × d; null with z) and dpooled (n × T × d) from dr.
+  virtual void InteractionBackward(const float* dr, const float* z, const float* pooled, size_t n, size_t T, size_t d,
+                                   size_t width, float* dz, float* dpooled);
+  // Wide&Deep and DeepFM (gpu/cpu_ops.hpp states each sum's order): the
+  // deep tower's input x (n × (dd + T·d)) from dense (n × dd) and pooled
+  // (n × T × (d + 1)); the logits (bias: one float of the backend's memory;
+  // fm: sums, n × d, kept for the backward); the pooled gradient.
+  virtual void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, float* x);
+  virtual void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t d, const float* bias,
+                              bool fm, float* sums, float* logits);
+  virtual void WideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, const float* dlogit,
+                                  size_t n, size_t dd, size_t T, size_t d, float* pooled_grad);
 };
 
 // A GEMM with k == 0, where op(A)·op(B) is empty: C = beta·C, with beta == 0
@@ -64,6 +119,13 @@ inline void GemmWithEmptyK(int m, int n, float beta, float* c, int ldc) {
     for (int j = 0; j < n; ++j) row[j] = beta == 0.0f ? 0.0f : beta * row[j];
   }
 }
+
+// The view of a backend with memory of its own as a backend on the host's:
+// its Gemm, PoolBySlot and BagGradToUnique (staged, on host pointers), with
+// host memory and the host's model ops. What a model that does not run
+// device-resident yet computes with on such a backend (models/model.cpp).
+// `device` must outlive the view.
+std::unique_ptr<Backend> HostMemoryView(Backend* device);
 
 // OpenBLAS (or the faster library measured by tools/bench/gemm_bench) and
 // vectorized loops; single-threaded: every trainer owns one core's work.

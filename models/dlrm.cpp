@@ -2,15 +2,11 @@
 // without dense features, no bottom MLP and the interaction over the
 // embeddings alone.
 //
-// The interaction runs as direct loops that vectorize across dot products
-// (forward) and across the embedding dimension (backward), compiled for the
-// CPU's widest vectors (ACTORREC_VECTOR_CLONES). Measured on this project's
-// 2-core AVX-512 VM (T = 26, D = 16, a trainer's 1024 samples, one thread):
-// the interaction took 0.78 ms forward as a Dot() per pair and 0.69 ms
-// backward as one sgemm per sample; as below about 0.5 and 0.4 ms (perf
-// self time), next to ~13 ms of MLP GEMMs. With the MLP's elementwise loops
-// also cloned, forward + backward went from 15.1 to 14.6 ms (192–197 to
-// 198–205 GFLOP/s of the model's GEMM FLOPs).
+// Every op of its step goes through gpu::Backend (the interaction's loops
+// are gpu/cpu_ops.cpp on the CPU, kernels on CUDA), on buffers of the
+// backend's memory: with a device backend the step runs device-resident
+// (docs/gpu.md), and only the batch's inputs, the parameters' working copy,
+// the logits and the gradients cross the bus, once per batch.
 #include <algorithm>
 #include <memory>
 #include <type_traits>
@@ -21,165 +17,12 @@
 namespace actorrec::models {
 namespace {
 
-// The interaction is two small matrix products per sample, F·Fᵀ forward
-// and G·P backward (F the sample's T + 1 vectors, T without dense
-// features; G the pair gradients),
-// written out here: at T = 26, D = 16 a library call per sample cost more
-// than its arithmetic. Each product keeps kRows × kLanes sums in vector
-// registers: kLanes outputs per vector operation, and kRows independent
-// chains of additions, so that the adds' latency overlaps. Every output is
-// a plain sum in a fixed order (below), the same on any vector width.
-//
-// GCC's vector extension says "one vector" outright (its loop vectorizer
-// kept an array of 16 accumulators in 16 scalar registers); on a CPU without
-// 16-float registers a Lanes operation runs as several narrower ones. The
-// functions taking or returning Lanes are always inlined into the clones, so
-// their ABI (-Wpsabi's concern) never shows.
-#pragma GCC diagnostic ignored "-Wpsabi"
-constexpr size_t kLanes = 16;
-constexpr size_t kRows = 4;
-typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float)), aligned(sizeof(float)), may_alias));
-
-template <class V>
-[[gnu::always_inline]] inline V Load(const float* p) {
-  if constexpr (std::is_same_v<V, float>) {
-    return *p;
-  } else {
-    return *reinterpret_cast<const Lanes*>(p);
-  }
-}
-
-template <class V>
-[[gnu::always_inline]] inline void Store(const V& v, float* p) {
-  if constexpr (std::is_same_v<V, float>) {
-    *p = v;
-  } else {
-    *reinterpret_cast<Lanes*>(p) = v;
-  }
-}
-
-}  // namespace
-
-// The interaction's outputs for n samples, `width` floats each. With dense
-// features F = [z_i, e_1 … e_T] and the output starts with z_i; without
-// (z null) F = [e_1 … e_T] and the output is the pairs alone. Then for
-// a = 1 … |F| − 1 the dot products ⟨F_a, F_b⟩ for b = 0 … a−1. Every dot
-// product sums its d products in k order from 0. The sample's vectors are
-// first transposed into `columns` (d rows of Fp = |F| rounded up to kLanes
-// floats), so that one vector of a column row advances kLanes dot products
-// by one k.
-ACTORREC_VECTOR_CLONES
-void InteractionForward(const float* z, const float* pooled, size_t n, size_t T, size_t d, size_t width, float* r,
-                        float* columns) {
-  const size_t s = z != nullptr ? 1 : 0;  // F_s is table 0's vector
-  const size_t F = T + s, Fp = (F + kLanes - 1) / kLanes * kLanes, head = s * d;
-  for (size_t i = 0; i < n; ++i) {
-    const float* p = pooled + i * T * d;
-    for (size_t k = 0; k < d; ++k) {
-      float* column = columns + k * Fp;
-      if (s != 0) column[0] = z[i * d + k];
-      for (size_t b = s; b < F; ++b) column[b] = p[(b - s) * d + k];
-    }
-    float* out = r + i * width;
-    if (s != 0) std::copy(z + i * d, z + i * d + d, out);
-    // Rows a … a + kRows − 1 at once (past F − 1: row F − 1 again, not stored).
-    for (size_t a = 1; a < F; a += kRows) {
-      const float* f[kRows];
-      for (size_t q = 0; q < kRows; ++q) f[q] = p + (std::min(a + q, F - 1) - s) * d;
-      const size_t last = std::min(a + kRows - 1, F - 1);
-      for (size_t b0 = 0; b0 < last; b0 += kLanes) {
-        Lanes acc[kRows] = {};
-        for (size_t k = 0; k < d; ++k) {
-          const Lanes column = Load<Lanes>(columns + k * Fp + b0);
-          for (size_t q = 0; q < kRows; ++q) acc[q] += f[q][k] * column;
-        }
-        for (size_t q = 0; q < kRows && a + q <= last; ++q) {
-          // Row a + q holds a + q products, from head + (a + q − 1)(a + q)/2.
-          const size_t row = a + q;
-          if (b0 >= row) continue;
-          const size_t m = std::min(kLanes, row - b0);
-          float* o = out + head + (row - 1) * row / 2 + b0;
-          for (size_t j = 0; j < m; ++j) o[j] = acc[q][j];
-        }
-      }
-    }
-  }
-}
-
-namespace {
-
-// From dr (the interaction's gradient, `width` floats a sample) to dz (the
-// bottom output's) and dpooled. With g_ab the gradient of ⟨e_a, e_b⟩ (tables
-// a, b), symmetric, G its T × T matrix (zero diagonal), and g_a0 the
-// gradient of ⟨e_a, z⟩:
-//   dP_a = Σ_b G_ab P_b, b ascending from 0, then + g_a0 z (with z only);
-//   dz = dr[0, d) + Σ_a g_a0 P_a, a ascending (with z only).
-// Without dense features (z and dz null) the pairs start at dr[0] and no
-// z term is added.
-// V is Lanes when d is a multiple of kLanes, else float: the same sums in
-// the same order either way. G is scratch of T × T floats.
-template <class V>
-[[gnu::always_inline]] inline void InteractionBackwardIn(const float* dr, const float* z, const float* pooled, size_t n,
-                                                         size_t T, size_t d, size_t width, float* dz, float* dpooled,
-                                                         float* G) {
-  constexpr size_t kWidth = sizeof(V) / sizeof(float);
-  const bool with_z = z != nullptr;
-  for (size_t i = 0; i < n; ++i) {
-    const float* dri = dr + i * width;
-    const float* p = pooled + i * T * d;
-    float* dp = dpooled + i * T * d;
-    // With z, table a's row of the lower triangle is at d + a(a+1)/2: z's
-    // pair, then tables 0 … a−1. Without, it is at a(a−1)/2: tables 0 … a−1.
-    const float* g = with_z ? dri + d : dri;
-    auto z_pair = [g](size_t a) { return g[a * (a + 1) / 2]; };
-    for (size_t a = 0; a < T; ++a) {
-      const float* row = with_z ? g + a * (a + 1) / 2 + 1 : g + (a == 0 ? 0 : a * (a - 1) / 2);
-      G[a * T + a] = 0.0f;
-      for (size_t b = 0; b < a; ++b) G[a * T + b] = G[b * T + a] = row[b];
-    }
-    // Rows a … a + kRows − 1 at once (past T − 1: row T − 1 again, not stored).
-    for (size_t a = 0; a < T; a += kRows) {
-      const float* grow[kRows];
-      for (size_t q = 0; q < kRows; ++q) grow[q] = G + std::min(a + q, T - 1) * T;
-      for (size_t k0 = 0; k0 < d; k0 += kWidth) {
-        V acc[kRows] = {};
-        for (size_t b = 0; b < T; ++b) {
-          const V pb = Load<V>(p + b * d + k0);
-          for (size_t q = 0; q < kRows; ++q) acc[q] += grow[q][b] * pb;
-        }
-        if (with_z) {
-          const V zk = Load<V>(z + i * d + k0);
-          for (size_t q = 0; q < kRows && a + q < T; ++q) Store<V>(acc[q] + z_pair(a + q) * zk, dp + (a + q) * d + k0);
-        } else {
-          for (size_t q = 0; q < kRows && a + q < T; ++q) Store<V>(acc[q], dp + (a + q) * d + k0);
-        }
-      }
-    }
-    if (!with_z) continue;
-    float* dzi = dz + i * d;
-    std::copy(dri, dri + d, dzi);
-    for (size_t a = 0; a < T; ++a) {
-      const float gz = z_pair(a);
-      const float* pa = p + a * d;
-      for (size_t k = 0; k < d; ++k) dzi[k] += gz * pa[k];
-    }
-  }
-}
-
-}  // namespace
-
-ACTORREC_VECTOR_CLONES
-void InteractionBackward(const float* dr, const float* z, const float* pooled, size_t n, size_t T, size_t d,
-                         size_t width, float* dz, float* dpooled, float* G) {
-  if (d % kLanes == 0) {
-    InteractionBackwardIn<Lanes>(dr, z, pooled, n, T, d, width, dz, dpooled, G);
-  } else {
-    InteractionBackwardIn<float>(dr, z, pooled, n, T, d, width, dz, dpooled, G);
-  }
-}
-
-namespace {
-
+// Every buffer is in the backend's memory. With a host backend (the CPU's)
+// the inputs and parameters are used where they are; with a device backend
+// the step's inputs (dense features, labels, pooled embeddings) and the
+// parameters' working copy go up once per batch, and the logits, the
+// parameter gradients and the pooled gradients come down once
+// (gpu::Buffer::Resident; docs/gpu.md).
 class Dlrm final : public Model {
  public:
   Dlrm(const ModelSpec& spec, gpu::Backend* be) : Model(spec, be, spec.embedding_dim) {
@@ -188,48 +31,57 @@ class Dlrm final : public Model {
     bottom_ = Mlp(DeclareMlp(add, "bottom_mlp", static_cast<int>(spec.dense_features), spec.bottom_mlp), true);
     top_ = Mlp(DeclareMlp(add, "top_mlp", inter_, spec.top_mlp), false);
     FinishTensors();
-    g_.assign(size_t{spec.tables} * spec.tables, 0.0f);
-    const size_t vectors = size_t{spec.tables} + (bottom_.empty() ? 0 : 1);
-    const size_t padded = (vectors + kLanes - 1) / kLanes * kLanes;
-    columns_.assign(size_t{spec.embedding_dim} * padded, 0.0f);
   }
 
   double Backward(const SliceView& in, const float* pooled, float* pooled_grad, float scale) override {
-    const size_t n = in.samples;
-    Grow(&dlogit_, n);
-    const double loss = BceWithLogits(top_.output(), in.labels, n, scale, dlogit_.data());
-    Grow(&dr_, n * inter_);
-    top_.Backward(*backend_, params_.data(), grads_.data(), dlogit_.data(), n, dr_.data());
-    InteractionBackward(n, pooled, pooled_grad);
-    if (!bottom_.empty()) bottom_.Backward(*backend_, params_.data(), grads_.data(), dz_.data(), n, nullptr);
+    gpu::Backend& be = *backend_;
+    const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables;
+    (void)pooled;  // Forward's pooled_on_ holds the same floats
+    const float* labels = up_labels_.Resident(be, in.labels, n);
+    float* dlogit = dlogit_.Grow(be, n);
+    const double loss = be.BceWithLogits(top_.output(), labels, n, scale, dlogit);
+    float* grads = GradsTarget();
+    float* dr = dr_.Grow(be, n * inter_);
+    top_.Backward(be, params_on_, grads, dlogit, n, dr);
+    float* dz = bottom_.empty() ? nullptr : dz_.Grow(be, n * d);
+    float* dpooled = PooledGradTarget(pooled_grad, n * T * d);
+    be.InteractionBackward(dr, z(), pooled_on_, n, T, d, inter_, dz, dpooled);
+    if (!bottom_.empty()) bottom_.Backward(be, params_on_, grads, dz, n, nullptr);
+    FinishBackward(grads, dpooled, pooled_grad, n * T * d);
     return loss;
   }
 
-  const float* logits() const override { return top_.output(); }
+  const float* logits() const override { return backend_->device_memory() ? logits_.data() : top_.output(); }
 
   void Forward(const SliceView& in, const float* pooled) override {
+    gpu::Backend& be = *backend_;
     const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables;
-    if (!bottom_.empty()) bottom_.Forward(*backend_, params_.data(), in.dense, n);
-    Grow(&r_, n * inter_);
-    InteractionForward(z(), pooled, n, T, d, inter_, r_.data(), columns_.data());
-    top_.Forward(*backend_, params_.data(), r_.data(), n);
+    params_on_ = ResidentParams();
+    pooled_on_ = up_pooled_.Resident(be, pooled, n * T * d);
+    if (!bottom_.empty()) bottom_.Forward(be, params_on_, up_dense_.Resident(be, in.dense, n * spec_.dense_features), n);
+    float* r = r_.Grow(be, n * inter_);
+    be.InteractionForward(z(), pooled_on_, n, T, d, inter_, r);
+    top_.Forward(be, params_on_, r, n);
+    if (be.device_memory()) {
+      Grow(&logits_, n);
+      be.Download(logits_.data(), top_.output(), n);
+    }
   }
 
  private:
   // The bottom MLP's output, or null without dense features (no bottom MLP).
   const float* z() const { return bottom_.empty() ? nullptr : bottom_.output(); }
 
-  void InteractionBackward(size_t n, const float* pooled, float* pooled_grad) {
-    if (!bottom_.empty()) Grow(&dz_, n * spec_.embedding_dim);
-    models::InteractionBackward(dr_.data(), z(), pooled, n, spec_.tables, spec_.embedding_dim, inter_,
-                                bottom_.empty() ? nullptr : dz_.data(), pooled_grad, g_.data());
-  }
-
   int inter_ = 0;
   Mlp bottom_, top_;
-  std::vector<float> r_, dr_, dz_, dlogit_;
-  std::vector<float> columns_;  // InteractionForward's transposed sample
-  std::vector<float> g_;        // InteractionBackward's T × T pair gradients
+  // The last Forward's parameters and pooled embeddings in the backend's
+  // memory (Backward uses them).
+  const float* params_on_ = nullptr;
+  const float* pooled_on_ = nullptr;
+  gpu::Buffer r_, dr_, dz_, dlogit_;
+  // Device only: the uploaded inputs, and the logits' host copy.
+  gpu::Buffer up_pooled_, up_dense_, up_labels_;
+  std::vector<float> logits_;
 };
 
 }  // namespace

@@ -17,41 +17,21 @@
 #include <string>
 #include <vector>
 
-#include "base/vector_clones.hpp"
 #include "gpu/backend.hpp"
+#include "gpu/buffer.hpp"
+#include "gpu/cpu_ops.hpp"
 
 namespace actorrec::models {
 
-// Σ_k a[k]·b[k]: lane j (0..7) sums the k ≡ j (mod 8) below the last full
-// group of eight, in ascending k; the lanes combine as
-// ((l0+l4)+(l1+l5)) + ((l2+l6)+(l3+l7)); the tail k adds last, ascending.
-inline float Dot(const float* a, const float* b, size_t n) {
-  float l[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-  size_t k = 0;
-  for (; k + 8 <= n; k += 8) {
-    for (size_t j = 0; j < 8; ++j) l[j] += a[k + j] * b[k + j];
-  }
-  float s = ((l[0] + l[4]) + (l[1] + l[5])) + ((l[2] + l[6]) + (l[3] + l[7]));
-  for (; k < n; ++k) s += a[k] * b[k];
-  return s;
-}
+using gpu::cpu::Dot;  // gpu/cpu_ops.hpp: the fixed-order dot product
 
-// Σ_i BCEWithLogits(z_i, y_i) in double, summed in i order, computed as
-// max(z, 0) − z·y + log1p(exp(−|z|)) (no overflow for any finite z); and
-// dlogit_i = scale · (σ(z_i) − y_i).
-double BceWithLogits(const float* logits, const float* labels, size_t n, float scale, float* dlogit);
-
-// The MLP's elementwise steps (exposed for the CUDA kernels' host tests,
-// tests/gpu/cuda_dense_ops_test.cpp). Their definitions are cloned for the
-// CPU's vector width (ACTORREC_VECTOR_CLONES); the attribute stays off these
-// declarations, or every includer would emit a resolver of its own.
-// out = max(out + bias, 0) (relu) or out + bias, per row of `width`.
-void AddBias(float* out, const float* bias, size_t n, int width, bool relu);
-// The ReLU's gradient: gk = go where out > 0, else 0 (the subgradient 0 at
-// the kink, as PyTorch). The three buffers are distinct.
-void ReluGrad(const float* __restrict go, const float* __restrict out, float* __restrict gk, size_t count);
-// db[j] = Σ_i g[i·width + j], samples in order from +0.
-void BiasGrad(const float* g, size_t n, int width, float* db);
+// BCE with logits and the MLP's element-wise steps: one definition, the
+// CPU's, in gpu/cpu_ops.hpp (the CPU backend's model ops run them; the CUDA
+// kernels' host tests compare with them under these names too).
+using gpu::cpu::AddBias;
+using gpu::cpu::BceWithLogits;
+using gpu::cpu::BiasGrad;
+using gpu::cpu::ReluGrad;
 
 // Grows *v to at least n floats; never shrinks (no reallocation once the
 // largest slice has been seen).
@@ -68,7 +48,8 @@ struct Linear {
 
 // Linear layers, each followed by ReLU except the last unless relu_last.
 // Forward keeps the activations for Backward; the input pointer must stay
-// valid in between.
+// valid in between. Every pointer is in the backend's memory (host memory
+// for the CPU backend and HostMemoryView), and so are the activations.
 class Mlp {
  public:
   Mlp() = default;
@@ -94,8 +75,8 @@ class Mlp {
   std::vector<Linear> layers_;
   bool relu_last_ = false;
   const float* input_ = nullptr;
-  std::vector<std::vector<float>> acts_;
-  std::vector<float> grad_[2];
+  std::vector<gpu::Buffer> acts_;
+  gpu::Buffer grad_[2];
 };
 
 // Declares the tensors "<name>.<l>.weight" [out, in] and "<name>.<l>.bias"

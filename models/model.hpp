@@ -43,6 +43,12 @@
 // Every loop runs in a fixed order: the result depends only on the inputs
 // (and on the backend's GEMM, itself deterministic). Buffers are sized to
 // the largest slice seen: steady-state training allocates nothing.
+//
+// A device-resident model (RunsDeviceResident) computes only through the
+// backend's model ops on buffers of the backend's memory; on a device
+// backend (CUDA) params()/grads() stay the host copies the optimizer, the
+// all-reduce and checkpoints use, and each step uploads the parameters once
+// and downloads the gradients once (docs/gpu.md).
 #pragma once
 
 #include <memory>
@@ -53,6 +59,8 @@
 #include "base/status.hpp"
 #include "configs/config.hpp"
 #include "gpu/backend.hpp"
+#include "gpu/backend_select.hpp"
+#include "gpu/buffer.hpp"
 #include "models/tensor.hpp"
 
 namespace actorrec::models {
@@ -80,6 +88,13 @@ ModelSpec SpecOf(const config::ModelConfig& model, uint32_t dense_features, uint
 // roofline. 0 for a spec Create rejects.
 double MlpFlopsPerSample(const ModelSpec& spec);
 
+// Whether a model of this kind runs device-resident on a backend with
+// memory of its own (gpu::Backend::device_memory(): its parameters'
+// working copy, activations and gradients in that memory, docs/gpu.md);
+// the others run there staged. What training.backend = auto decides on.
+bool RunsDeviceResident(config::ModelKind kind);
+gpu::ModelResidency ResidencyOf(config::ModelKind kind);
+
 struct SliceView {
   size_t samples = 0;
   const float* dense = nullptr;   // samples × dense_features, row-major
@@ -103,6 +118,8 @@ class Model {
   std::span<float> grads() { return grads_; }
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
   const ModelSpec& spec() const { return spec_; }
+  // The backend the model computes on.
+  gpu::Backend& backend() const { return *backend_; }
 
   // Weights from (seed, tensor index, element) alone, normal with the DLRM
   // reference's scales: weights N(0, 2 / (in + out)), biases N(0, 1 / out);
@@ -136,12 +153,36 @@ class Model {
   size_t AddTensor(std::string name, std::vector<int64_t> shape, bool is_bias);
   void FinishTensors();
 
+  // A device-resident step's copies (docs/gpu.md); on a host backend each
+  // is the host buffer itself and copies nothing. ResidentParams: the
+  // parameters as the backend sees them, uploaded once per Forward (the
+  // dense optimizer steps the host copy). GradsTarget / PooledGradTarget:
+  // where Backward writes the gradients; FinishBackward brings them to
+  // grads() and the caller's pooled_grad.
+  const float* ResidentParams() { return up_params_.Resident(*backend_, params_.data(), params_.size()); }
+  float* GradsTarget() {
+    return backend_->device_memory() ? dev_grads_.Grow(*backend_, grads_.size()) : grads_.data();
+  }
+  float* PooledGradTarget(float* pooled_grad, size_t floats) {
+    return backend_->device_memory() ? dev_pooled_grad_.Grow(*backend_, floats) : pooled_grad;
+  }
+  void FinishBackward(const float* grads, const float* dpooled, float* pooled_grad, size_t floats) {
+    if (!backend_->device_memory()) return;
+    backend_->Download(grads_.data(), grads, grads_.size());
+    backend_->Download(pooled_grad, dpooled, floats);
+  }
+
   ModelSpec spec_;
   gpu::Backend* backend_;
+  std::unique_ptr<gpu::Backend> host_view_;  // backend_, where it is a device backend's host view
   uint32_t width_;
   std::vector<float> params_, grads_;
   std::vector<TensorInfo> tensors_;
   std::vector<bool> is_bias_;
+
+ private:
+  // After host_view_: freed before the backend they came from.
+  gpu::Buffer up_params_, dev_grads_, dev_pooled_grad_;
 };
 
 }  // namespace actorrec::models

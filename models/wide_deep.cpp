@@ -2,6 +2,9 @@
 // since DeepFM is Wide&Deep's first-order term and deep tower plus the FM
 // second-order term. Each pooled vector has width D + 1: D embedding floats
 // for the deep tower (and FM), then the row's first-order weight.
+//
+// Its step runs through gpu::Backend's ops on buffers of the backend's
+// memory, as DLRM's (models/dlrm.cpp): device-resident on CUDA.
 #include <algorithm>
 #include <memory>
 
@@ -22,72 +25,40 @@ class WideDeep final : public Model {
   }
 
   double Backward(const SliceView& in, const float* pooled, float* pooled_grad, float scale) override {
-    const size_t n = in.samples;
-    Grow(&dlogit_, n);
-    const double loss = BceWithLogits(logits_.data(), in.labels, n, scale, dlogit_.data());
-    Grow(&dx_, n * x_width_);
-    deep_.Backward(*backend_, params_.data(), grads_.data(), dlogit_.data(), n, dx_.data());
-    const size_t d = spec_.embedding_dim, T = spec_.tables, w = width_, dd = spec_.dense_features;
-    float db = 0.0f;
-    for (size_t i = 0; i < n; ++i) {
-      const float g = dlogit_[i];
-      db += g;
-      const float* pi = pooled + i * T * w;
-      float* gi = pooled_grad + i * T * w;
-      const float* dxi = dx_.data() + i * x_width_ + dd;
-      for (size_t t = 0; t < T; ++t) {
-        std::copy(dxi + t * d, dxi + (t + 1) * d, gi + t * w);
-        gi[t * w + d] = g;  // ∂logit/∂w_t = 1
-      }
-      if (fm_) {
-        // ∂/∂e_tk of ½[(Σ_t e_tk)² − Σ_t e_tk²] = s_k − e_tk.
-        const float* s = sums_.data() + i * d;
-        for (size_t t = 0; t < T; ++t) {
-          const float* e = pi + t * w;
-          float* ge = gi + t * w;
-          for (size_t k = 0; k < d; ++k) ge[k] += g * (s[k] - e[k]);
-        }
-      }
-    }
-    grads_[bias_] = db;
+    gpu::Backend& be = *backend_;
+    const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables, dd = spec_.dense_features;
+    (void)pooled;  // Forward's pooled_on_ holds the same floats
+    const float* labels = up_labels_.Resident(be, in.labels, n);
+    float* dlogit = dlogit_.Grow(be, n);
+    const double loss = be.BceWithLogits(logits_.data(), labels, n, scale, dlogit);
+    float* grads = GradsTarget();
+    float* dx = dx_.Grow(be, n * x_width_);
+    deep_.Backward(be, params_on_, grads, dlogit, n, dx);
+    float* dpooled = PooledGradTarget(pooled_grad, n * T * width_);
+    be.WideDeepPooledGrad(dx, pooled_on_, fm_ ? sums_.data() : nullptr, dlogit, n, dd, T, d, dpooled);
+    be.BiasGrad(dlogit, n, 1, grads + bias_);  // Σ_i dlogit_i in sample order from +0
+    FinishBackward(grads, dpooled, pooled_grad, n * T * width_);
     return loss;
   }
 
-  const float* logits() const override { return logits_.data(); }
+  const float* logits() const override {
+    return backend_->device_memory() ? host_logits_.data() : logits_.data();
+  }
 
   void Forward(const SliceView& in, const float* pooled) override {
-    const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables, w = width_, dd = spec_.dense_features;
-    Grow(&x_, n * x_width_);
-    for (size_t i = 0; i < n; ++i) {
-      float* xi = x_.data() + i * x_width_;
-      std::copy(in.dense + i * dd, in.dense + (i + 1) * dd, xi);
-      for (size_t t = 0; t < T; ++t) {
-        const float* e = pooled + (i * T + t) * w;
-        std::copy(e, e + d, xi + dd + t * d);
-      }
-    }
-    deep_.Forward(*backend_, params_.data(), x_.data(), n);
-    Grow(&logits_, n);
-    if (fm_) Grow(&sums_, n * d);
-    const float* deep = deep_.output();
-    const float bias = params_[bias_];
-    for (size_t i = 0; i < n; ++i) {
-      const float* pi = pooled + i * T * w;
-      float first = 0.0f;
-      for (size_t t = 0; t < T; ++t) first += pi[t * w + d];
-      float logit = deep[i] + first + bias;
-      if (fm_) {
-        float* s = sums_.data() + i * d;
-        std::fill(s, s + d, 0.0f);
-        float squares = 0.0f;
-        for (size_t t = 0; t < T; ++t) {
-          const float* e = pi + t * w;
-          for (size_t k = 0; k < d; ++k) s[k] += e[k];
-          squares += Dot(e, e, d);
-        }
-        logit += 0.5f * (Dot(s, s, d) - squares);
-      }
-      logits_[i] = logit;
+    gpu::Backend& be = *backend_;
+    const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables, dd = spec_.dense_features;
+    params_on_ = ResidentParams();
+    pooled_on_ = up_pooled_.Resident(be, pooled, n * T * width_);
+    float* x = x_.Grow(be, n * x_width_);
+    be.DeepInput(up_dense_.Resident(be, in.dense, n * dd), pooled_on_, n, dd, T, d, x);
+    deep_.Forward(be, params_on_, x, n);
+    float* logits = logits_.Grow(be, n);
+    float* sums = fm_ ? sums_.Grow(be, n * d) : nullptr;
+    be.WideDeepLogits(deep_.output(), pooled_on_, n, T, d, params_on_ + bias_, fm_, sums, logits);
+    if (be.device_memory()) {
+      Grow(&host_logits_, n);
+      be.Download(host_logits_.data(), logits, n);
     }
   }
 
@@ -96,7 +67,14 @@ class WideDeep final : public Model {
   size_t x_width_ = 0;
   size_t bias_ = 0;
   Mlp deep_;
-  std::vector<float> x_, dx_, logits_, dlogit_, sums_;
+  // The last Forward's parameters and pooled embeddings in the backend's
+  // memory (Backward uses them).
+  const float* params_on_ = nullptr;
+  const float* pooled_on_ = nullptr;
+  gpu::Buffer x_, dx_, logits_, dlogit_, sums_;
+  // Device only: the uploaded inputs, and the logits' host copy.
+  gpu::Buffer up_pooled_, up_dense_, up_labels_;
+  std::vector<float> host_logits_;
 };
 
 }  // namespace

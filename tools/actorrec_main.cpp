@@ -20,6 +20,7 @@
 #include "base/version.hpp"
 #include "configs/config.hpp"
 #include "gpu/backend_select.hpp"
+#include "models/model.hpp"
 #include "tools/bench_command.hpp"
 #include "tools/config_command.hpp"
 #include "tools/config_flags.hpp"
@@ -53,7 +54,7 @@ int Train(const ConfigFlags& config_flags, const std::string& log_level, const T
   if (!LoadConfigFlags(config_flags, "train", std::cerr, &cfg)) return kExitUsage;
   if (!StartLogging("train", log_level, cfg)) return kExitUsage;
   // The same choice RunParts makes for every trainer (gpu/backend_select.hpp).
-  auto backend = gpu::ChooseBackend(cfg.training.backend);
+  auto backend = gpu::ChooseBackend(cfg.training.backend, models::ResidencyOf(cfg.model.kind));
   if (!backend.ok()) {
     std::cerr << "actorrec train: " << cfg.path << ": " << backend.status().message() << "\n";
     return kExitUsage;
@@ -132,7 +133,7 @@ int Node(const ConfigFlags& config_flags, const std::string& member_flag, const 
     if (!hosted.ok()) return hosted.status();
     return std::shared_ptr<void>(std::move(hosted).value());
   };
-  auto backend = gpu::ChooseBackend(cfg.training.backend);
+  auto backend = gpu::ChooseBackend(cfg.training.backend, models::ResidencyOf(cfg.model.kind));
   if (!backend.ok()) {
     std::cerr << "actorrec node: " << cfg.path << ": " << backend.status().message() << "\n";
     return kExitUsage;

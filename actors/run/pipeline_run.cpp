@@ -62,6 +62,16 @@ Result<RunPosition> ResumeMember(const std::string& dir, const std::vector<Plann
   return LoadRunCheckpoint(dir, parts, &shards);
 }
 
+// The trainer ranks among a member's actors: the ones its RunParts gives a
+// backend of training.backend's kind.
+std::vector<uint32_t> TrainersOf(const std::vector<PlannedActor>& actors) {
+  std::vector<uint32_t> trainers;
+  for (const PlannedActor& a : actors) {
+    if (a.role == wire::Role::TRAINER) trainers.push_back(a.index);
+  }
+  return trainers;
+}
+
 // Gloo groups of one process need distinct key prefixes in their store.
 std::string NextGroupPrefix() {
   static std::atomic<uint64_t> runs{0};
@@ -119,7 +129,10 @@ Result<std::unique_ptr<PipelineRun>> PipelineRun::Create(const config::Config& c
 
 Result<std::unique_ptr<PipelineRun>> PipelineRun::CreateCoordinator(const config::Config& cfg, Options options,
                                                                     const ClusterSeat& seat) {
-  auto parts = RunParts::Create(cfg);
+  const config::Member* me = cfg.cluster.Find(seat.member);
+  if (me == nullptr) return Status::InvalidArgument("cluster: no member '" + seat.member + "'");
+  const std::vector<uint32_t> trainers = TrainersOf(ActorsOf(*me));
+  auto parts = RunParts::Create(cfg, &trainers);
   if (!parts.ok()) return parts.status();
   std::unique_ptr<PipelineRun> run(new PipelineRun());
   run->parts_ = std::move(parts).value();
@@ -127,8 +140,6 @@ Result<std::unique_ptr<PipelineRun>> PipelineRun::CreateCoordinator(const config
   run->cluster_ = true;
   run->system_ = seat.sys;
   run->supervisor_ = seat.supervisor;
-  const config::Member* me = cfg.cluster.Find(seat.member);
-  if (me == nullptr) return Status::InvalidArgument("cluster: no member '" + seat.member + "'");
   auto start = ResumeMember(options.resume_dir, ActorsOf(*me), run->parts_.get());
   if (!start.ok()) return start.status();
   run->rendezvous_ = SpawnRendezvous(*seat.sys);
@@ -628,11 +639,12 @@ Result<PipelineRun::PlanReport> PipelineRun::OracleStats() {
 
 Result<std::unique_ptr<MemberPipeline>> MemberPipeline::Start(const config::Config& cfg, const ClusterSeat& seat,
                                                               const std::string& resume_dir) {
-  auto parts = RunParts::Create(cfg);
+  const std::vector<PlannedActor> hosted = ActorsOf(*cfg.cluster.Find(seat.member));
+  const std::vector<uint32_t> trainers = TrainersOf(hosted);
+  auto parts = RunParts::Create(cfg, &trainers);
   if (!parts.ok()) return parts.status();
   std::unique_ptr<MemberPipeline> member(new MemberPipeline());
   member->parts_ = std::move(parts).value();
-  const std::vector<PlannedActor> hosted = ActorsOf(*cfg.cluster.Find(seat.member));
   auto start = ResumeMember(resume_dir, hosted, member->parts_.get());
   if (!start.ok()) return start.status();
   auto planner = PlannerOptionsOf(cfg, member->parts_->table_rows, start->batches);

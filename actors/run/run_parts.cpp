@@ -19,7 +19,8 @@
 
 namespace actorrec::trainer {
 
-Result<std::unique_ptr<RunParts>> RunParts::Create(const config::Config& cfg) {
+Result<std::unique_ptr<RunParts>> RunParts::Create(const config::Config& cfg,
+                                                   const std::vector<uint32_t>* hosted_trainers) {
   std::unique_ptr<RunParts> parts(new RunParts());
   parts->cfg = cfg;
   const uint32_t W = static_cast<uint32_t>(cfg.cluster.TotalTrainers());
@@ -39,14 +40,22 @@ Result<std::unique_ptr<RunParts>> RunParts::Create(const config::Config& cfg) {
   const models::OptimizerSettings dense_settings = models::DenseSettingsOf(cfg.optimizer);
   const models::OptimizerSettings row_settings = models::SparseSettingsOf(cfg.optimizer);
 
-  auto choice = gpu::ChooseBackend(cfg.training.backend);
+  auto choice = gpu::ChooseBackend(cfg.training.backend, models::ResidencyOf(cfg.model.kind));
   if (!choice.ok()) return choice.status();
   parts->backend = *choice;
   for (uint32_t w = 0; w < W; ++w) {
-    auto backend = gpu::MakeBackend(*choice);
-    if (!backend.ok()) return backend.status();
-    parts->backends.push_back(std::move(backend).value());
-    auto model = models::Model::Create(parts->spec, parts->backends.back().get());
+    gpu::Backend* backend = nullptr;
+    if (hosted_trainers == nullptr ||
+        std::find(hosted_trainers->begin(), hosted_trainers->end(), w) != hosted_trainers->end()) {
+      auto made = gpu::MakeBackend(*choice);
+      if (!made.ok()) return made.status();
+      parts->backends.push_back(std::move(made).value());
+      backend = parts->backends.back().get();
+    } else {
+      if (!parts->idle_backend) parts->idle_backend = gpu::MakeCpuBackend();
+      backend = parts->idle_backend.get();
+    }
+    auto model = models::Model::Create(parts->spec, backend);
     if (!model.ok()) return model.status();
     (*model)->Initialize(cfg.run.seed);
     if (!parts->row_optimizer) {
@@ -56,7 +65,7 @@ Result<std::unique_ptr<RunParts>> RunParts::Create(const config::Config& cfg) {
     const size_t params = (*model)->params().size();
     auto dense = std::make_unique<models::DenseOptimizer>(cfg.optimizer.dense, dense_settings, params);
     parts->trainers.push_back(std::make_unique<TrainerCore>(std::move(model).value(), std::move(dense),
-                                                            parts->row_optimizer.get(), parts->backends.back().get(),
+                                                            parts->row_optimizer.get(), backend,
                                                             parts->spec.pooling, T, 0));
   }
   const embedding::RowFormat format{parts->row_optimizer->width(), parts->row_optimizer->state_floats()};

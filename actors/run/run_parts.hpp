@@ -96,7 +96,11 @@ struct RunParts {
   models::ModelSpec spec;
   std::unique_ptr<models::RowOptimizer> row_optimizer;
   gpu::BackendChoice backend;                            // training.backend, resolved
-  std::vector<std::unique_ptr<gpu::Backend>> backends;  // one per trainer, of that kind
+  std::vector<std::unique_ptr<gpu::Backend>> backends;  // one per hosted trainer, of that kind
+  // The trainers this process does not host share this CPU backend (their
+  // dense replicas serve checkpoints, digests and the evaluation, and never
+  // train); null when it hosts every trainer.
+  std::unique_ptr<gpu::Backend> idle_backend;
   std::vector<std::unique_ptr<TrainerCore>> trainers;
   std::vector<std::unique_ptr<embedding::ShardStore>> shards;
   // What the training split's readers skipped (on_bad_record = "skip"),
@@ -105,7 +109,11 @@ struct RunParts {
 
   // InvalidArgument / NotFound naming the config key or file (a backend
   // training.backend asks for that this build or machine lacks included).
-  static Result<std::unique_ptr<RunParts>> Create(const config::Config& cfg);
+  // hosted_trainers: the trainer ranks this process trains (a cluster
+  // member's); null for all. Only they get a backend of training.backend's
+  // kind (a CUDA stream set, cuBLAS handle and device buffers each).
+  static Result<std::unique_ptr<RunParts>> Create(const config::Config& cfg,
+                                                  const std::vector<uint32_t>* hosted_trainers = nullptr);
 
   uint32_t W() const { return static_cast<uint32_t>(trainers.size()); }
   uint32_t S() const { return static_cast<uint32_t>(shards.size()); }

@@ -1,5 +1,8 @@
-// CudaBackend: gpu::Backend on an NVIDIA GPU, on the host pointers the
-// contract takes today, by staging (docs/gpu.md).
+// CudaBackend: gpu::Backend on an NVIDIA GPU (docs/gpu.md). Its memory is
+// the device's: a device-resident model (DLRM) computes with the model ops
+// on device buffers (Allocate, Upload/Download on the copy stream, kernels
+// of gpu/cuda/dense_kernels.cuh and cuBLAS on the compute stream); Gemm,
+// PoolBySlot and BagGradToUnique on host pointers stage, as below.
 //
 // Each call packs its inputs into one grow-only pinned host buffer, copies
 // them to one grow-only device buffer on the copy stream, makes the compute
@@ -25,9 +28,12 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "gpu/cuda/bag_kernels.cuh"
 #include "gpu/cuda/bag_ops.hpp"
+#include "gpu/cuda/dense_kernels.cuh"
+#include "gpu/cuda/dense_ops.hpp"
 #include "gpu/cuda_backend.hpp"
 
 namespace actorrec::gpu {
@@ -80,15 +86,22 @@ class CudaBackend final : public Backend {
   CudaBackend& operator=(const CudaBackend&) = delete;
 
   ~CudaBackend() override {
-    // Nothing is in flight (every call waits for its result); errors here
-    // have nowhere to go and are ignored.
+    // Nothing is in flight but an upload (every other call waits for its
+    // result, or a Download does); errors here have nowhere to go and are
+    // ignored.
     cudaSetDevice(device_);
+    if (upload_pending_) cudaEventSynchronize(uploaded_);  // upload_host_ may still feed a copy
     if (cublas_ != nullptr) cublasDestroy(cublas_);
     for (cudaEvent_t e : {inputs_copied_, computed_, outputs_copied_}) {
       if (e != nullptr) cudaEventDestroy(e);
     }
     for (cudaStream_t s : {compute_, copy_}) {
       if (s != nullptr) cudaStreamDestroy(s);
+    }
+    if (uploaded_ != nullptr) cudaEventDestroy(uploaded_);
+    if (terms_ != nullptr) cudaFree(terms_);
+    for (void* p : {upload_host_, download_host_}) {
+      if (p != nullptr) cudaFreeHost(p);
     }
     if (workspace_ != nullptr) cudaFree(workspace_);
     if (device_buffer_ != nullptr) cudaFree(device_buffer_);
@@ -114,7 +127,7 @@ class CudaBackend final : public Backend {
     for (cudaStream_t* s : {&compute_, &copy_}) {
       if (st.ok()) st = cuda(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     }
-    for (cudaEvent_t* e : {&inputs_copied_, &computed_}) {
+    for (cudaEvent_t* e : {&inputs_copied_, &computed_, &uploaded_}) {
       if (st.ok()) st = cuda(cudaEventCreateWithFlags(e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
     }
     // The host waits on this one: blocking, so that a waiting trainer
@@ -234,7 +247,166 @@ class CudaBackend final : public Backend {
     std::memcpy(grad_unique, HostAt<float>(at_out), unique * width * sizeof(float));
   }
 
+  // ---- Device memory and the model's ops on it (device pointers; the
+  // compute stream runs them in call order).
+
+  bool device_memory() const override { return true; }
+
+  float* Allocate(size_t floats) override {
+    Check(cudaSetDevice(device_), "Allocate", "cudaSetDevice");
+    void* p = nullptr;
+    Check(cudaMalloc(&p, std::max<size_t>(floats, 1) * sizeof(float)), "Allocate", "cudaMalloc");
+    return static_cast<float*>(p);
+  }
+
+  void Free(float* p) override {
+    if (p == nullptr) return;
+    // cudaFree waits for the work using p; an error here (a lost device)
+    // has nowhere to go, as in the destructor.
+    cudaSetDevice(device_);
+    cudaFree(p);
+  }
+
+  // Through a pinned buffer on the copy stream, after the compute stream's
+  // work so far (which may still read dst); the compute stream's later work
+  // waits for the copy. The call returns before the copy ends; the next
+  // Upload waits for it before reusing the pinned buffer.
+  void Upload(float* dst, const float* host, size_t floats) override {
+    if (floats == 0) return;
+    const size_t bytes = floats * sizeof(float);
+    Check(cudaSetDevice(device_), "Upload", "cudaSetDevice");
+    if (upload_pending_) Check(cudaEventSynchronize(uploaded_), "Upload", "cudaEventSynchronize");
+    upload_pending_ = false;
+    GrowPinned(&upload_host_, &upload_capacity_, bytes, "Upload");
+    std::memcpy(upload_host_, host, bytes);
+    Check(cudaEventRecord(computed_, compute_), "Upload", "cudaEventRecord");
+    Check(cudaStreamWaitEvent(copy_, computed_, 0), "Upload", "cudaStreamWaitEvent");
+    Check(cudaMemcpyAsync(dst, upload_host_, bytes, cudaMemcpyHostToDevice, copy_), "Upload",
+          "cudaMemcpyAsync (host to device)");
+    Check(cudaEventRecord(uploaded_, copy_), "Upload", "cudaEventRecord");
+    Check(cudaStreamWaitEvent(compute_, uploaded_, 0), "Upload", "cudaStreamWaitEvent");
+    upload_pending_ = true;
+  }
+
+  // After the compute stream's work so far, on the copy stream, waiting
+  // for that copy alone.
+  void Download(float* host, const float* src, size_t floats) override {
+    if (floats == 0) return;
+    const size_t bytes = floats * sizeof(float);
+    Check(cudaSetDevice(device_), "Download", "cudaSetDevice");
+    GrowPinned(&download_host_, &download_capacity_, bytes, "Download");
+    Check(cudaEventRecord(computed_, compute_), "Download", "cudaEventRecord");
+    Check(cudaStreamWaitEvent(copy_, computed_, 0), "Download", "cudaStreamWaitEvent");
+    Check(cudaMemcpyAsync(download_host_, src, bytes, cudaMemcpyDeviceToHost, copy_), "Download",
+          "cudaMemcpyAsync (device to host)");
+    Check(cudaEventRecord(outputs_copied_, copy_), "Download", "cudaEventRecord");
+    Check(cudaEventSynchronize(outputs_copied_), "Download", "cudaEventSynchronize");
+    std::memcpy(host, download_host_, bytes);
+  }
+
+  void ResidentGemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda,
+                    const float* b, int ldb, float beta, float* c, int ldc) override {
+    if (m == 0 || n == 0) return;
+    Check(cudaSetDevice(device_), "ResidentGemm", "cudaSetDevice");
+    if (k == 0) {  // C = beta·C, beta == 0 not reading C (GemmWithEmptyK on the device)
+      if (beta == 0.0f) {
+        Check(cudaMemset2DAsync(c, size_t(ldc) * sizeof(float), 0, size_t(n) * sizeof(float), m, compute_),
+              "ResidentGemm", "cudaMemset2DAsync");
+        return;
+      }
+      const float zero = 0.0f;
+      const cublasStatus_t status =
+          cublasSgeam(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, &beta, c, ldc, &zero, c, ldc, c, ldc);
+      if (status != CUBLAS_STATUS_SUCCESS) Fail("ResidentGemm", "cublasSgeam", CublasWhy(status));
+      return;
+    }
+    // Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ (as Gemm).
+    const cublasStatus_t status =
+        cublasSgemm(cublas_, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k,
+                    &alpha, b, ldb, a, lda, &beta, c, ldc);
+    if (status != CUBLAS_STATUS_SUCCESS) Fail("ResidentGemm", "cublasSgemm", CublasWhy(status));
+  }
+
+  void BiasAdd(float* out, const float* bias, size_t n, int width, bool relu) override {
+    Check(cuda::LaunchBiasAdd(out, bias, n, size_t(width), relu, compute_), "BiasAdd", "LaunchBiasAdd");
+  }
+  void ReluGrad(const float* go, const float* out, float* gk, size_t count) override {
+    Check(cuda::LaunchReluGrad(go, out, gk, count, compute_), "ReluGrad", "LaunchReluGrad");
+  }
+  void BiasGrad(const float* g, size_t n, int width, float* db) override {
+    Check(cuda::LaunchColumnSums(g, n, size_t(width), db, compute_), "BiasGrad", "LaunchColumnSums");
+  }
+
+  // The terms and dlogit on the device; the terms come back (n floats) and
+  // are summed on the host in sample order (docs/gpu.md says why).
+  double BceWithLogits(const float* logits, const float* labels, size_t n, float scale, float* dlogit) override {
+    if (n == 0) return 0.0;
+    if (n > terms_capacity_) {
+      Free(terms_);
+      terms_ = nullptr;
+      terms_capacity_ = 0;
+      terms_ = Allocate(n);
+      terms_capacity_ = n;
+    }
+    Check(cuda::LaunchBceWithLogits(logits, labels, n, scale, terms_, dlogit, compute_), "BceWithLogits",
+          "LaunchBceWithLogits");
+    host_terms_.resize(n);
+    Download(host_terms_.data(), terms_, n);
+    return cuda::SumLossTerms(host_terms_.data(), n);
+  }
+
+  void InteractionForward(const float* z, const float* pooled, size_t n, size_t T, size_t d, size_t width,
+                          float* r) override {
+    CheckInteractionWidth(T, d, z != nullptr, width, "InteractionForward");
+    Check(cuda::LaunchInteractionForward(z, pooled, n, T, d, r, compute_), "InteractionForward",
+          "LaunchInteractionForward");
+  }
+  void InteractionBackward(const float* dr, const float* z, const float* pooled, size_t n, size_t T, size_t d,
+                           size_t width, float* dz, float* dpooled) override {
+    CheckInteractionWidth(T, d, z != nullptr, width, "InteractionBackward");
+    Check(cuda::LaunchInteractionBackward(dr, z, pooled, n, T, d, dz, dpooled, compute_), "InteractionBackward",
+          "LaunchInteractionBackward");
+  }
+
+  void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d,
+                 float* x) override {
+    Check(cuda::LaunchDeepInput(dense, pooled, n, dd, T, d, d + 1, x, compute_), "DeepInput", "LaunchDeepInput");
+  }
+  void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t d, const float* bias,
+                      bool fm, float* sums, float* logits) override {
+    Check(cuda::LaunchWideDeepLogits(deep, pooled, n, T, d, bias, fm, sums, logits, compute_), "WideDeepLogits",
+          "LaunchWideDeepLogits");
+  }
+  void WideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, const float* dlogit, size_t n,
+                          size_t dd, size_t T, size_t d, float* pooled_grad) override {
+    Check(cuda::LaunchWideDeepPooledGrad(dx, pooled, sums, dlogit, n, dd, T, d, pooled_grad, compute_),
+          "WideDeepPooledGrad", "LaunchWideDeepPooledGrad");
+  }
+
  private:
+  // The kernels derive the width from (T, d, z); a caller's other width is
+  // its bug, said before any launch.
+  void CheckInteractionWidth(size_t T, size_t d, bool with_z, size_t width, const char* op) const {
+    const size_t expected = cuda::InteractionWidth(T, d, with_z);
+    if (width != expected) {
+      throw std::invalid_argument(Where(op) + ": width " + std::to_string(width) + " is not the interaction's " +
+                                  std::to_string(expected) + " (T " + std::to_string(T) + ", d " +
+                                  std::to_string(d) + (with_z ? ", with z)" : ", without z)"));
+    }
+  }
+
+  // A pinned host buffer grown to `bytes` (half again, at least); nothing
+  // in flight uses the old one when it is called.
+  void GrowPinned(void** buffer, size_t* capacity, size_t bytes, const char* op) {
+    if (bytes <= *capacity) return;
+    const size_t grown = std::max(bytes, *capacity + *capacity / 2);
+    if (*buffer != nullptr) Check(cudaFreeHost(*buffer), op, "cudaFreeHost");
+    *buffer = nullptr;
+    *capacity = 0;
+    Check(cudaHostAlloc(buffer, grown, cudaHostAllocDefault), op, "cudaHostAlloc (pinned buffer)");
+    *capacity = grown;
+  }
+
   std::string Where(const char* call) const {
     return "cuda backend (device " + std::to_string(device_) + (device_name_.empty() ? "" : ", " + device_name_) +
            "): " + call;
@@ -301,6 +473,17 @@ class CudaBackend final : public Backend {
   void* host_buffer_ = nullptr;  // pinned, the same size and layout
   size_t capacity_ = 0;
   cuda::BagCsr csr_;  // BagGradToUnique's, kept for its capacity
+  // Upload's and Download's pinned buffers; whether an upload's copy from
+  // upload_host_ may still run (uploaded_ marks its end).
+  void* upload_host_ = nullptr;
+  void* download_host_ = nullptr;
+  size_t upload_capacity_ = 0, download_capacity_ = 0;
+  cudaEvent_t uploaded_ = nullptr;
+  bool upload_pending_ = false;
+  // BceWithLogits's loss terms on the device and their host copy.
+  float* terms_ = nullptr;
+  size_t terms_capacity_ = 0;
+  std::vector<float> host_terms_;
 };
 
 }  // namespace

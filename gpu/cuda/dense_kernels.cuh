@@ -17,7 +17,7 @@
 
 namespace actorrec::gpu::cuda {
 
-// ---- MLP (models/layers.cpp)
+// ---- MLP (gpu/cpu_ops.cpp)
 // out = out + bias (relu: max(out + bias, 0)), per row of width.
 cudaError_t LaunchBiasAdd(float* out, const float* bias, size_t n, size_t width, bool relu, cudaStream_t stream);
 // gk = out > 0 ? go : 0, count elements.
@@ -26,13 +26,13 @@ cudaError_t LaunchReluGrad(const float* go, const float* out, float* gk, size_t 
 // per column.
 cudaError_t LaunchColumnSums(const float* x, size_t n, size_t width, float* sums, cudaStream_t stream);
 
-// ---- BCE with logits (models/layers.cpp BceWithLogits)
+// ---- BCE with logits (gpu/cpu_ops.cpp BceWithLogits)
 // loss_terms[i] and dlogit[i] of each sample; the loss is
 // SumLossTerms(loss_terms) on the host (dense_ops.hpp says why).
 cudaError_t LaunchBceWithLogits(const float* logits, const float* labels, size_t n, float scale, float* loss_terms,
                                 float* dlogit, cudaStream_t stream);
 
-// ---- DLRM interaction (models/dlrm.cpp), width = InteractionWidth(T, d, z
+// ---- DLRM interaction (gpu/cpu_ops.cpp), width = InteractionWidth(T, d, z
 // not null): d + T(T+1)/2, or T(T−1)/2 without dense features (z and dz null)
 // r (n × width) from z (n × d) and pooled (n × T × d).
 cudaError_t LaunchInteractionForward(const float* z, const float* pooled, size_t n, size_t T, size_t d, float* r,

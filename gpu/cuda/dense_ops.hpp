@@ -25,7 +25,7 @@
 namespace actorrec::gpu::cuda {
 
 // ---------------------------------------------------------------- MLP
-// models/layers.cpp: AddBias, ReluGrad, BiasGrad.
+// gpu/cpu_ops.cpp: AddBias, ReluGrad, BiasGrad.
 
 // std::max(v, 0.0f), which is v < 0 ? 0 : v: it keeps −0 and NaN (fmaxf
 // would not).
@@ -73,7 +73,7 @@ ACTORREC_HD float Dot8(const float* a, const float* b, size_t n) {
 }
 
 // ---------------------------------------------------------------- BCE
-// models/layers.cpp BceWithLogits, one sample: the loss term
+// gpu/cpu_ops.cpp BceWithLogits, one sample: the loss term
 // (max(z, 0) − z·y) + log1p(exp(−|z|)) as a float (the CPU then sums it as
 // double in i order: SumLossTerms) and dlogit = scale·(σ(z) − y), σ from
 // exp(−|z|), which never overflows.
@@ -116,7 +116,7 @@ ACTORREC_HD double SumLossTerms(const float* terms, size_t n) {
 inline constexpr float kBceTolerance = 1.0f / 2097152.0f;  // 2^-21
 
 // ---------------------------------------------------------------- DLRM interaction
-// models/dlrm.cpp InteractionForward / InteractionBackward. With dense
+// gpu/cpu_ops.cpp InteractionForward / InteractionBackward. With dense
 // features a sample's output has width d + T(T+1)/2: z, then for
 // a = 1 … T the dot products ⟨F_a, F_b⟩, b = 0 … a−1 (F_0 = z, F_a = the
 // pooled vector of table a−1). Without (z null: no bottom MLP) it has width

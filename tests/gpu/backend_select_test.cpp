@@ -53,6 +53,43 @@ TEST_CASE("training.backend = cuda without a usable device is refused; auto fall
   CHECK_THAT(automatic->Line(), Contains(probe.cuda_built ? "no usable CUDA device (" : "this build has no CUDA"));
 }
 
+TEST_CASE("the device is probed once per process, however often the backend is chosen", "[gpu]") {
+  for (int i = 0; i < 3; ++i) {
+    (void)ChooseBackend("auto");
+    (void)ChooseBackend("cuda");
+    (void)ChooseBackend("auto", {false, "wide_deep"});
+  }
+  CHECK(DeviceProbeCount() == 1);
+}
+
+TEST_CASE("auto picks a usable device only for a model that runs device-resident on it", "[gpu]") {
+  const DeviceAnswer gpu{true, "cuda (device 0: a test device)", ""};
+  auto resident = ChooseFor("auto", gpu, {true, "dlrm"});
+  REQUIRE(resident.ok());
+  CHECK(resident->cuda);
+  CHECK(resident->Line() == "cuda (device 0: a test device); training.backend = auto: dlrm runs device-resident");
+
+  // The staged path (every activation over PCIe twice per op) is slower
+  // than the CPU: auto does not take it, and says why.
+  auto staged = ChooseFor("auto", gpu, {false, "dcn"});
+  REQUIRE(staged.ok());
+  CHECK_FALSE(staged->cuda);
+  CHECK_THAT(staged->name, Catch::StartsWith("cpu ("));
+  CHECK_THAT(staged->note, Catch::StartsWith("training.backend = auto: dcn is not device-resident on CUDA yet"));
+  CHECK_THAT(staged->note, Catch::EndsWith("is slower than the CPU: using the CPU backend"));
+
+  // Asked for by name, CUDA runs it staged and says so.
+  auto asked = ChooseFor("cuda", gpu, {false, "dcn"});
+  REQUIRE(asked.ok());
+  CHECK(asked->cuda);
+  CHECK_THAT(asked->note, Contains("dcn is not device-resident yet"));
+
+  auto none = ChooseFor("auto", {true, "", "no usable CUDA device (test)"}, {true, "dlrm"});
+  REQUIRE(none.ok());
+  CHECK_FALSE(none->cuda);
+  CHECK(none->note == "training.backend = auto: no usable CUDA device (test): using the CPU backend");
+}
+
 TEST_CASE("a training.backend the loader would refuse is refused here too", "[gpu]") {
   auto bad = ChooseBackend("gpu");
   REQUIRE_FALSE(bad.ok());

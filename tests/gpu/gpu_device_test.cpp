@@ -1,9 +1,11 @@
 // CudaBackend against the CPU backend on a real device, op by op: GEMM
 // within a relative 1e-5 per element (its sums run in another order),
 // pooling and its backward bitwise (the same sums in the same order); and a
-// small DLRM trained with training.backend = "cuda" in every mode, whose
-// parameters must equal the no_cache run's bitwise. Run only where a device
-// is usable (gpu_device_skip.cpp skips otherwise).
+// small DLRM trained with training.backend = "cuda" (device-resident: its
+// whole step on the device) in every mode, and Wide&Deep and DeepFM in
+// three, whose parameters must equal the no_cache run's bitwise, and stay
+// within a bound of the CPU's. Run only
+// where a device is usable (gpu_device_skip.cpp skips otherwise).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -165,6 +167,60 @@ TEST_CASE("DLRM trained on the GPU ends bitwise equal in every mode, W = 1 and 2
         }
       }
     }
+  }
+}
+
+// The device's GEMMs sum in another order than oneDNN's (each within 1e-5
+// relative, tested above) and BCE's exp/log1p differ in the last bits
+// (docs/gpu.md), so a GPU run is not the CPU's bitwise; over the test's
+// short run the dense parameters stay within kTrainTolerance of the CPU's,
+// relative to the largest parameter. The bound is a first guess, not yet
+// measured on a GPU (docs/gpu.md); the test prints the ratio it saw. With
+// ACTORREC_GPU_TESTS_ON_CPU both runs are the CPU's and the ratio is 0.
+constexpr double kTrainTolerance = 1e-3;
+
+TEST_CASE("Wide&Deep and DeepFM trained on the GPU end bitwise equal across modes, W = 1 and 2", "[gpu-device]") {
+  for (const char* model : {"wide_deep", "deepfm"}) {
+    for (int w : {1, 2}) {
+      Case c;
+      c.model = model;
+      c.backend = gpu::OnCpu() ? "cpu" : "cuda";
+      c.trainers = w;
+      c.sparse = "adagrad";
+      const uint64_t reference = LockstepDigest(c);
+      c.cache_rows = 512;
+      c.mode = "ideal";
+      INFO(model << " W=" << w << " ideal");
+      CHECK(LockstepDigest(c) == reference);
+      c.cache_rows = 8192;
+      c.mode = "lrpp";
+      INFO(model << " W=" << w << " lrpp");
+      CHECK(LockstepDigest(c) == reference);
+    }
+  }
+}
+
+TEST_CASE("the device-resident models trained on the GPU stay within a bound of the CPU", "[gpu-device]") {
+  for (const char* model : {"dlrm", "wide_deep", "deepfm"})
+  for (int w : {1, 2}) {
+    Case c;
+    c.model = model;
+    c.trainers = w;
+    c.sparse = "adagrad";
+    c.backend = "cpu";
+    std::vector<float> cpu, gpu;
+    LockstepDigest(c, nullptr, {}, &cpu);
+    c.backend = gpu::OnCpu() ? "cpu" : "cuda";
+    LockstepDigest(c, nullptr, {}, &gpu);
+    REQUIRE(cpu.size() == gpu.size());
+    double largest = 0, worst = 0;
+    for (size_t k = 0; k < cpu.size(); ++k) {
+      largest = std::max(largest, std::fabs(double(cpu[k])));
+      worst = std::max(worst, std::fabs(double(cpu[k]) - gpu[k]));
+    }
+    INFO(model << " W=" << w << ": largest |Δ| " << worst << " of largest |p| " << largest);
+    CHECK(worst <= kTrainTolerance * largest);
+    WARN(model << " W=" << w << " GPU vs CPU dense parameters: max |delta| / max |p| = " << worst / largest);
   }
 }
 

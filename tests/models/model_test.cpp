@@ -12,6 +12,7 @@
 #include "data/gen/random.hpp"
 #include "gpu/cpu_backend.hpp"
 #include "models/model.hpp"
+#include "random_inputs.hpp"
 #include "reference_model.hpp"
 
 namespace actorrec::models {
@@ -39,24 +40,6 @@ ModelSpec RandomSpec(config::ModelKind kind, uint64_t seed) {
   if (kind != config::ModelKind::kDcn && s.deep_mlp.size() == 1) s.deep_mlp = {9, 1};
   s.cross_layers = 1 + static_cast<int>(rng.Below(3));
   return s;
-}
-
-struct Inputs {
-  size_t n = 0;
-  std::vector<float> dense, labels, pooled;
-  SliceView view() const { return {n, dense.data(), labels.data()}; }
-};
-
-Inputs RandomInputs(const Model& m, size_t n, uint64_t seed) {
-  data::gen::Rng rng(data::gen::HashPair(seed, 99));
-  Inputs in;
-  in.n = n;
-  for (size_t i = 0; i < n * m.spec().dense_features; ++i) in.dense.push_back(static_cast<float>(rng.Normal()));
-  for (size_t i = 0; i < n; ++i) in.labels.push_back(rng.Below(2) ? 1.0f : 0.0f);
-  for (size_t i = 0; i < n * m.spec().tables * m.embedding_width(); ++i) {
-    in.pooled.push_back(static_cast<float>(0.5 * rng.Normal()));
-  }
-  return in;
 }
 
 std::vector<double> ToDouble(std::span<const float> v) { return {v.begin(), v.end()}; }

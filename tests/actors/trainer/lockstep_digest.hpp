@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "actors/run/lockstep_run.hpp"
 #include "configs/config.hpp"
@@ -14,10 +15,12 @@
 
 namespace actorrec::trainer {
 
-// The parameter digest of the run; *report, if given: how L was chosen.
+// The parameter digest of the run; *report, if given: how L was chosen;
+// *dense, if given: trainer 0's dense parameters at the end.
 // `make_planner`, if given, plans the lookahead modes (LockstepRun::Create).
 inline uint64_t LockstepDigest(const Case& c, std::string* report = nullptr,
-                               const LockstepRun::PlannerFactory& make_planner = {}) {
+                               const LockstepRun::PlannerFactory& make_planner = {},
+                               std::vector<float>* dense = nullptr) {
   const config::Config cfg = config::ParseConfig(ConfigText(c), "equivalence.toml");
   auto run = LockstepRun::Create(cfg, make_planner);
   INFO(ConfigText(c));
@@ -35,6 +38,7 @@ inline uint64_t LockstepDigest(const Case& c, std::string* report = nullptr,
   REQUIRE(batches == c.batches * c.epochs);
   REQUIRE((*run)->Finish().ok());
   if (report) *report = (*run)->lookahead_report();
+  if (dense) dense->assign((*run)->dense_params(0).begin(), (*run)->dense_params(0).end());
   return (*run)->ParameterDigest();
 }
 

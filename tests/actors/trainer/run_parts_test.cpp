@@ -30,5 +30,31 @@ TEST_CASE("ideal refuses data whose rows its trainers could not all hold in this
   REQUIRE_THAT(options.status().message(), Catch::Contains(" of memory (use another mode)"));
 }
 
+TEST_CASE("a process makes backends only for the trainers it hosts", "[trainer]") {
+  Case c;  // two trainers
+  const config::Config cfg = config::ParseConfig(ConfigText(c), "run_parts.toml");
+  auto all = RunParts::Create(cfg);
+  REQUIRE(all.ok());
+  CHECK((*all)->W() == 2);
+  CHECK((*all)->backends.size() == 2);
+  CHECK((*all)->idle_backend == nullptr);
+
+  const std::vector<uint32_t> hosted = {1};
+  auto member = RunParts::Create(cfg, &hosted);
+  REQUIRE(member.ok());
+  REQUIRE((*member)->W() == 2);  // every dense replica is still there
+  CHECK((*member)->backends.size() == 1);
+  REQUIRE((*member)->idle_backend != nullptr);
+  // Trainer 1 trains on its own backend; trainer 0, which another member
+  // hosts, never trains here and shares the idle CPU backend.
+  CHECK(&(*member)->trainers[1]->model().backend() == (*member)->backends[0].get());
+  CHECK(&(*member)->trainers[0]->model().backend() == (*member)->idle_backend.get());
+
+  const std::vector<uint32_t> none;
+  auto coordinator = RunParts::Create(cfg, &none);
+  REQUIRE(coordinator.ok());
+  CHECK((*coordinator)->backends.empty());
+}
+
 }  // namespace
 }  // namespace actorrec::trainer

@@ -1,0 +1,88 @@
+// gpu::Backend's defaults: memory and model ops on the host (the CPU
+// backend's, and HostMemoryView's), running gpu/cpu_ops.hpp's loops.
+#include "gpu/backend.hpp"
+
+#include <cstring>
+#include <vector>
+
+#include "gpu/cpu_ops.hpp"
+
+namespace actorrec::gpu {
+namespace {
+
+// The interaction's scratch, per thread (one trainer computes on one
+// thread at a time; it grows to the largest shape seen).
+std::vector<float>& Scratch(size_t floats) {
+  thread_local std::vector<float> scratch;
+  if (scratch.size() < floats) scratch.resize(floats);
+  return scratch;
+}
+
+class HostView final : public Backend {
+ public:
+  explicit HostView(Backend* device) : device_(device) {}
+  std::string name() const override { return device_->name(); }
+  void Gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+            int ldb, float beta, float* c, int ldc) override {
+    device_->Gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+  void PoolBySlot(const float* rows, size_t row_stride, size_t width, const SlotBags& bags, Pooling pooling,
+                  float* out, size_t out_stride) override {
+    device_->PoolBySlot(rows, row_stride, width, bags, pooling, out, out_stride);
+  }
+  void BagGradToUnique(const float* pooled_grad, size_t in_stride, size_t width, const SlotBags& bags,
+                       Pooling pooling, float* grad_unique) override {
+    device_->BagGradToUnique(pooled_grad, in_stride, width, bags, pooling, grad_unique);
+  }
+
+ private:
+  Backend* device_;
+};
+
+}  // namespace
+
+float* Backend::Allocate(size_t floats) { return new float[floats]; }
+void Backend::Free(float* p) { delete[] p; }
+void Backend::Upload(float* dst, const float* host, size_t floats) {
+  if (floats > 0) std::memcpy(dst, host, floats * sizeof(float));
+}
+void Backend::Download(float* host, const float* src, size_t floats) {
+  if (floats > 0) std::memcpy(host, src, floats * sizeof(float));
+}
+
+void Backend::BiasAdd(float* out, const float* bias, size_t n, int width, bool relu) {
+  cpu::AddBias(out, bias, n, width, relu);
+}
+void Backend::ReluGrad(const float* go, const float* out, float* gk, size_t count) {
+  cpu::ReluGrad(go, out, gk, count);
+}
+void Backend::BiasGrad(const float* g, size_t n, int width, float* db) { cpu::BiasGrad(g, n, width, db); }
+double Backend::BceWithLogits(const float* logits, const float* labels, size_t n, float scale, float* dlogit) {
+  return cpu::BceWithLogits(logits, labels, n, scale, dlogit);
+}
+void Backend::InteractionForward(const float* z, const float* pooled, size_t n, size_t T, size_t d, size_t width,
+                                 float* r) {
+  std::vector<float>& columns = Scratch(cpu::InteractionColumnsFloats(T, d, z != nullptr));
+  cpu::InteractionForward(z, pooled, n, T, d, width, r, columns.data());
+}
+void Backend::InteractionBackward(const float* dr, const float* z, const float* pooled, size_t n, size_t T, size_t d,
+                                  size_t width, float* dz, float* dpooled) {
+  std::vector<float>& G = Scratch(T * T);
+  cpu::InteractionBackward(dr, z, pooled, n, T, d, width, dz, dpooled, G.data());
+}
+
+void Backend::DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, float* x) {
+  cpu::DeepInput(dense, pooled, n, dd, T, d, x);
+}
+void Backend::WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t d, const float* bias,
+                             bool fm, float* sums, float* logits) {
+  cpu::WideDeepLogits(deep, pooled, n, T, d, bias, fm, sums, logits);
+}
+void Backend::WideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, const float* dlogit,
+                                 size_t n, size_t dd, size_t T, size_t d, float* pooled_grad) {
+  cpu::WideDeepPooledGrad(dx, pooled, sums, dlogit, n, dd, T, d, pooled_grad);
+}
+
+std::unique_ptr<Backend> HostMemoryView(Backend* device) { return std::make_unique<HostView>(device); }
+
+}  // namespace actorrec::gpu
