@@ -1,4 +1,4 @@
-// JSON numbers.
+// JSON numbers and strings.
 #include "base/json_number.hpp"
 
 #include <cmath>
@@ -23,6 +23,36 @@ std::string JsonNumber(double x) {
 std::ostream& operator<<(std::ostream& out, JsonNum n) {
   if (!std::isfinite(n.x)) return out << "null";
   return out << n.x;
+}
+
+void AppendJsonString(std::string* out, std::string_view s) {
+  out->push_back('"');
+  for (const char c : s) {
+    switch (c) {
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\b': out->append("\\b"); break;
+      case '\f': out->append("\\f"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out->append(buf);
+        } else {
+          out->push_back(c);
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+std::string JsonString(std::string_view s) {
+  std::string out;
+  AppendJsonString(&out, s);
+  return out;
 }
 
 }  // namespace actorrec

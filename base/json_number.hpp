@@ -1,9 +1,11 @@
-// Numbers in JSON output: JSON has no NaN or infinity, so a non-finite
-// number is written as null, never as a bare `nan` that no parser reads.
+// Numbers and strings in JSON output: JSON has no NaN or infinity, so a
+// non-finite number is written as null, never as a bare `nan` that no parser
+// reads; strings are escaped.
 #pragma once
 
 #include <iosfwd>
 #include <string>
+#include <string_view>
 
 namespace actorrec {
 
@@ -13,6 +15,12 @@ std::string JsonNumber(double x);
 
 // For JSON written through an ostream: `out << JsonNum{x}` writes x with the
 // stream's own precision, or null.
+// Appends `s` as a JSON string, escaped as serde_json does it (what
+// Python's safetensors uses): the two-character escapes where JSON has them,
+// \u00XX for other control characters, everything else (UTF-8 included) as is.
+void AppendJsonString(std::string* out, std::string_view s);
+std::string JsonString(std::string_view s);
+
 struct JsonNum {
   double x;
 };

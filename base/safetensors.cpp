@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "base/atomic_file.hpp"
+#include "base/json_number.hpp"
 
 static_assert(std::endian::native == std::endian::little,
               "safetensors data is little-endian and is copied as is: port the codec first");
@@ -23,32 +24,6 @@ constexpr char kMetadataKey[] = "__metadata__";
 
 // ---- writing ---------------------------------------------------------------
 
-// JSON string escaping as serde_json does it (what Python's safetensors
-// uses): the two-character escapes where JSON has them, \u00XX for other
-// control characters, everything else (UTF-8 included) as is.
-void AppendJsonString(std::string* out, std::string_view s) {
-  out->push_back('"');
-  for (const char c : s) {
-    switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\b': out->append("\\b"); break;
-      case '\f': out->append("\\f"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          out->append(buf);
-        } else {
-          out->push_back(c);
-        }
-    }
-  }
-  out->push_back('"');
-}
 
 // ---- reading ---------------------------------------------------------------
 

@@ -22,6 +22,7 @@
 #include "tools/config_flags.hpp"
 #include "tools/data_command.hpp"
 #include "tools/plan_command.hpp"
+#include "tools/inspect_command.hpp"
 #include "tools/predict_command.hpp"
 #include "tools/train_command.hpp"
 
@@ -160,6 +161,9 @@ int main(int argc, char** argv) {
                     "continue the run saved in this checkpoint directory (same config: model, optimizers, seed, "
                     "batch size and shard count must match); the result equals a run that never stopped")
       ->check(CLI::ExistingDirectory);
+  train->add_option("--inspect", train_options.inspect_address,
+                    "serve the live inspector (web page, JSON, /metrics) at HOST:PORT, port 0 a free one, or 'off' "
+                    "(default: run.inspect_address, 127.0.0.1 and a free port); the address is printed at start");
 
   std::string member, role;
   int rank = 0;
@@ -188,6 +192,8 @@ int main(int argc, char** argv) {
   auto run_config = AddConfigCommand(app);
   auto run_plan = AddPlanCommand(app);
   auto run_predict = AddPredictCommand(app);
+  auto run_inspect = AddInspectCommand(app);
+  auto run_report = AddReportCommand(app);
 
   struct Pending {
     const char* name;
@@ -195,8 +201,6 @@ int main(int argc, char** argv) {
     const char* what;
   };
   const Pending pending[] = {
-      {"inspect", "Connect to a running cluster's inspector and show its live actors and stats.",
-       "The interactive inspector client arrives with a later issue."},
       {"bench", "Run benchmarks (oracle, data, training, cluster) and print measured ratios.",
        "Benchmarks arrive with the components they measure."},
   };
@@ -229,6 +233,8 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("plan")) return Guarded("plan", run_plan);
   if (app.got_subcommand("predict")) return Guarded("predict", run_predict);
+  if (app.got_subcommand("inspect")) return Guarded("inspect", run_inspect);
+  if (app.got_subcommand("report")) return Guarded("report", run_report);
   for (size_t i = 0; i < pending_apps.size(); ++i) {
     if (pending_apps[i]->parsed()) return NotBuilt(pending[i].name, pending[i].what);
   }

@@ -22,6 +22,8 @@ struct TrainOptions {
   uint64_t checkpoint_every = 0;
   // A checkpoint directory to continue from; empty: a fresh run.
   std::string resume_dir;
+  // Where the inspector serves (HOST:PORT or "off"); empty: run.inspect_address.
+  std::string inspect_address;
   // Set by `actorrec node` on the cluster's coordinator: the run spans the
   // members' processes (PipelineRun::CreateCoordinator) instead of this one.
   const trainer::ClusterSeat* cluster = nullptr;
