@@ -3,6 +3,8 @@
 
 #include <uv.h>
 
+#include <pthread.h>
+
 #include <map>
 #include <set>
 #include <thread>
@@ -334,6 +336,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, Handler han
   const uint64_t period = static_cast<uint64_t>(std::max<int64_t>(10, s.options.stream_period.count()));
   uv_timer_start(&s.stream, [](uv_timer_t* t) { static_cast<Impl*>(t->data)->Stream(); }, period, period);
   s.thread = std::thread([&s] {
+    pthread_setname_np(pthread_self(), "http-server");  // for top -H, perf and /proc/<pid>/task/*/comm
     uv_run(&s.loop, UV_RUN_DEFAULT);
     uv_loop_close(&s.loop);
   });

@@ -21,6 +21,7 @@
 
 #include "actors/common/exit_codes.hpp"
 #include "actors/inspector/inspector_service.hpp"
+#include "actors/node/actor_plan.hpp"
 #include "actors/run/lockstep_run.hpp"
 #include "actors/run/pipeline_run.hpp"
 #include "base/byte_units.hpp"
@@ -389,17 +390,21 @@ inspector::BatchFigures FiguresOf(const trainer::StepReport& r, double elapsed_s
   return f;
 }
 
-// The actors of the run for the board: this process is one member (its
-// name in the topology), and the control plane's two run beside the roles.
+// The actors of the run for the board, by member as the topology places
+// them (actors/node/actor_plan.hpp); the coordinator also hosts the control
+// plane's supervisor and inspector. None without actors (lockstep).
 std::vector<inspector::ActorRow> ActorRows(const config::Config& cfg, const Run& run) {
-  std::vector<std::string> names = run.actor_names();
-  if (names.empty()) return {};
-  names.insert(names.begin(), {"supervisor", "inspector"});
-  char host[256] = {0};
-  gethostname(host, sizeof host - 1);
-  const std::string member = cfg.cluster.coordinator.empty() ? "local" : cfg.cluster.coordinator;
+  if (run.actor_names().empty()) return {};
   std::vector<inspector::ActorRow> rows;
-  for (const std::string& name : names) rows.push_back({member, host, name, name.substr(0, name.find('['))});
+  for (const config::Member& m : cfg.cluster.members) {
+    if (m.name == cfg.cluster.coordinator) {
+      rows.push_back({m.name, m.address, "supervisor", "supervisor"});
+      rows.push_back({m.name, m.address, "inspector", "inspector"});
+    }
+    for (const PlannedActor& a : ActorsOf(m)) {
+      rows.push_back({m.name, m.address, a.name, a.name.substr(0, a.name.find('['))});
+    }
+  }
   return rows;
 }
 
