@@ -1,4 +1,4 @@
-// JSON numbers.
+// JSON numbers and strings.
 #include "base/json_number.hpp"
 
 #include <cmath>
@@ -47,6 +47,12 @@ void AppendJsonString(std::string* out, std::string_view s) {
     }
   }
   out->push_back('"');
+}
+
+std::string JsonString(std::string_view s) {
+  std::string out;
+  AppendJsonString(&out, s);
+  return out;
 }
 
 }  // namespace actorrec

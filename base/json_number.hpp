@@ -1,5 +1,6 @@
-// Numbers in JSON output: JSON has no NaN or infinity, so a non-finite
-// number is written as null, never as a bare `nan` that no parser reads.
+// Numbers and strings in JSON output: JSON has no NaN or infinity, so a
+// non-finite number is written as null, never as a bare `nan` that no parser
+// reads; strings are escaped.
 #pragma once
 
 #include <iosfwd>
@@ -24,5 +25,7 @@ std::ostream& operator<<(std::ostream& out, JsonNum n);
 // has them, \u00XX for other control characters, everything else (UTF-8
 // included) as is.
 void AppendJsonString(std::string* out, std::string_view s);
+// The same, as a new string.
+std::string JsonString(std::string_view s);
 
 }  // namespace actorrec

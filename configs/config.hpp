@@ -60,6 +60,9 @@ struct RunConfig {
   uint64_t seed = 0;
   std::string output_dir;           // default "runs/<name>"
   std::string log_level = "info";   // trace | debug | info | warn | error
+  // Where `train` serves the inspector (actors/inspector/inspector_service.hpp):
+  // HOST:PORT (port 0: a free one), or "off".
+  std::string inspect_address = "127.0.0.1:0";
 };
 
 struct ModelConfig {

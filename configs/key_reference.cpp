@@ -61,6 +61,10 @@ const Meaning kMeanings[] = {
      "Where metrics, mappings and the like go; relative to the working directory, not to the file."},
     {"run", "log_level", [](const Config& c) { return Text(c.run.log_level); },
      "How much the log says; --log-level overrides it."},
+    {"run", "inspect_address", [](const Config& c) { return Text(c.run.inspect_address); },
+     "Where `train` serves the live inspector (web page, JSON, /metrics): HOST:PORT, port 0 a free one, or "
+     "\"off\"; --inspect overrides it. An address other than loopback needs cluster.secret (the page then "
+     "asks for a token derived from it)."},
     // [model]
     {"model", "kind", [](const Config& c) { return Text(ModelKindName(c.model.kind)); },
      "The model: DLRM, Wide&Deep, DeepFM or Deep&Cross v1 (equations: models/model.hpp)."},

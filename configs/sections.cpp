@@ -96,7 +96,19 @@ void ReadRun(TableReader& t, RunConfig* run) {
   Assign(t.String("output_dir"), &run->output_dir);
   if (run->output_dir.empty()) run->output_dir = "runs/" + run->name;
   if (auto level = t.Choice("log_level", kLogLevels)) run->log_level = kLogLevels[*level];
-  static constexpr std::string_view kKeys[] = {"name", "seed", "output_dir", "log_level"};
+  if (auto address = t.String("inspect_address")) {
+    const size_t colon = address->rfind(':');
+    const std::string port = colon == std::string::npos ? "" : address->substr(colon + 1);
+    if (*address == "off" ||
+        (colon != std::string::npos && colon > 0 && !port.empty() && port.size() <= 5 &&
+         port.find_first_not_of("0123456789") == std::string::npos && std::stoul(port) <= 65535)) {
+      run->inspect_address = *address;
+    } else {
+      t.Fail("inspect_address", "expected HOST:PORT (e.g. \"127.0.0.1:8080\"; port 0: a free one) or \"off\"; got " +
+                                    Quote(*address));
+    }
+  }
+  static constexpr std::string_view kKeys[] = {"name", "seed", "output_dir", "log_level", "inspect_address"};
   t.Finish(kKeys);
 }
 

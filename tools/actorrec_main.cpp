@@ -26,6 +26,7 @@
 #include "tools/config_flags.hpp"
 #include "tools/data_command.hpp"
 #include "tools/plan_command.hpp"
+#include "tools/inspect_command.hpp"
 #include "tools/predict_command.hpp"
 #include "tools/train_command.hpp"
 
@@ -36,7 +37,7 @@ using namespace actorrec;
 constexpr const char* kExitCodes =
     "Exit codes: 0 done; 1 error (see the log); 2 bad command line or config; 3 a cluster member was lost;\n"
     "4 refused by the coordinator (secret, config or build differ); 5 members missing after\n"
-    "cluster.join_timeout_ms; 6 the subcommand is not built yet; 7 out of memory (a size in the config or data\n"
+    "cluster.join_timeout_ms; 7 out of memory (a size in the config or data\n"
     "needs more memory than the process could get); 8 training diverged (a non-finite loss; no checkpoint of\n"
     "its parameters is written, the last good one is kept).";
 
@@ -162,11 +163,6 @@ int Guarded(const char* command, const std::function<int()>& work) {
   }
 }
 
-int NotBuilt(const std::string& subcommand, const std::string& what) {
-  std::cerr << "actorrec " << subcommand << ": not built yet. " << what << " Nothing was done.\n";
-  return kExitNotBuilt;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -199,6 +195,9 @@ int main(int argc, char** argv) {
                     "continue the run saved in this checkpoint directory (same config: model, optimizers, seed, "
                     "batch size and shard count must match); the result equals a run that never stopped")
       ->check(CLI::ExistingDirectory);
+  train->add_option("--inspect", train_options.inspect_address,
+                    "serve the live inspector (web page, JSON, /metrics) at HOST:PORT, port 0 a free one, or 'off' "
+                    "(default: run.inspect_address, 127.0.0.1 and a free port); the address is printed at start");
 
   std::string member, role;
   int rank = 0;
@@ -233,22 +232,8 @@ int main(int argc, char** argv) {
   auto run_plan = AddPlanCommand(app);
   auto run_predict = AddPredictCommand(app);
   auto run_bench = AddBenchCommand(app);
-
-  struct Pending {
-    const char* name;
-    const char* help;
-    const char* what;
-  };
-  const Pending pending[] = {
-      {"inspect", "Connect to a running cluster's inspector and show its live actors and stats.",
-       "The interactive inspector client arrives with a later issue."},
-  };
-  std::vector<CLI::App*> pending_apps;
-  for (const auto& p : pending) {
-    auto* sub = app.add_subcommand(p.name, std::string(p.help) + " [not built yet]");
-    sub->allow_extras();
-    pending_apps.push_back(sub);
-  }
+  auto run_inspect = AddInspectCommand(app);
+  auto run_report = AddReportCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -273,8 +258,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("plan")) return Guarded("plan", run_plan);
   if (app.got_subcommand("predict")) return Guarded("predict", run_predict);
   if (app.got_subcommand("bench")) return Guarded("bench", run_bench);
-  for (size_t i = 0; i < pending_apps.size(); ++i) {
-    if (pending_apps[i]->parsed()) return NotBuilt(pending[i].name, pending[i].what);
-  }
+  if (app.got_subcommand("inspect")) return Guarded("inspect", run_inspect);
+  if (app.got_subcommand("report")) return Guarded("report", run_report);
   return kExitUsage;
 }

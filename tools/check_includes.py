@@ -20,6 +20,7 @@ import tempfile
 # The layers below the actors: each may include itself and what is listed.
 LOWER = {
     "base": [],
+    "http": ["base"],
     "data": ["base"],
     "plan": ["base", "data"],
     "messages": ["base", "data", "plan"],

@@ -19,6 +19,8 @@ packages=(
   zlib1g-dev libzstd-dev  # gzip- and zstd-compressed text input
   libssl-dev            # HMAC-SHA256 for the cluster-secret handshake
   valgrind              # tests: runs actorrec on a CPU without AVX-512 (the vector clones' equality)
+  chromium              # tests: the inspector's page in a headless browser (about 45 s to install)
+  tmux                  # tests: `actorrec inspect`'s live view in a terminal
 )
 
 missing=()

@@ -16,8 +16,12 @@
 #include <optional>
 #include <ostream>
 #include <sstream>
+#include <ctime>
+#include <streambuf>
 
 #include "actors/common/exit_codes.hpp"
+#include "actors/inspector/inspector_service.hpp"
+#include "actors/node/actor_plan.hpp"
 #include "actors/run/lockstep_run.hpp"
 #include "actors/run/pipeline_run.hpp"
 #include "base/byte_units.hpp"
@@ -31,12 +35,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// metrics.jsonl, opened (and emptied) at its first line: a run that fails
-// before it trained a batch leaves the previous run's file as it was.
+// metrics.jsonl, opened at its first line and appended to: each attempt
+// (a first run, a resume, a rerun) starts with an "attempt" line, so the
+// file keeps the run's history. A run that fails before it trained a batch
+// leaves the file as it was.
 class MetricsFile {
  public:
-  // append: continue the file (a recovered run) instead of emptying it.
-  MetricsFile(std::string path, bool append) : path_(std::move(path)), append_(append) {}
+  explicit MetricsFile(std::string path) : path_(std::move(path)) {}
   // Whether the file can be written, found without changing it (an existing
   // file is opened for appending, a new one created and removed again); on
   // failure *error says why.
@@ -53,10 +58,12 @@ class MetricsFile {
     if (!existed) std::filesystem::remove(path_, ec);
     return true;
   }
+  // The line that opens this attempt's part of the file.
+  void SetAttempt(std::string line) { attempt_ = std::move(line); }
   std::ostream& Line() {
     if (!file_.is_open()) {
-      file_.open(path_, append_ ? std::ios::app : std::ios::trunc);
-      file_ << std::setprecision(9);
+      file_.open(path_, std::ios::app);
+      file_ << std::setprecision(9) << attempt_ << "\n";
     }
     return file_;
   }
@@ -64,25 +71,82 @@ class MetricsFile {
 
  private:
   std::string path_;
-  bool append_;
+  std::string attempt_;
   std::ofstream file_;
 };
 
+// What `out` gets, also appended to the run directory's train.log, so that
+// the directory keeps every attempt's output beside its metrics.
+class TeeBuf : public std::streambuf {
+ public:
+  TeeBuf(std::streambuf* a, std::streambuf* b) : a_(a), b_(b) {}
+
+ protected:
+  int overflow(int c) override {
+    if (c == EOF) return !EOF;
+    if (b_ != nullptr) b_->sputc(static_cast<char>(c));
+    return a_->sputc(static_cast<char>(c));
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    if (b_ != nullptr) b_->sputn(s, n);
+    return a_->sputn(s, n);
+  }
+  int sync() override {
+    if (b_ != nullptr) b_->pubsync();
+    return a_->pubsync();
+  }
+
+ private:
+  std::streambuf* a_;
+  std::streambuf* b_;
+};
+
+// UTC now as 2026-11-26T18:00:00Z.
+std::string UtcNow() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Keeps the config of the latest attempt in the run directory: the file's
+// text (or the embedded default's) under a header naming its source and
+// the --set overrides applied on top.
+void KeepConfig(const config::Config& cfg, const std::string& dir) {
+  std::string text;
+  if (cfg.path.starts_with("<")) {
+    text = std::string(config::EmbeddedLocalToml());
+  } else {
+    std::ifstream in(cfg.path);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::ofstream keep(dir + "/config.toml", std::ios::trunc);
+  keep << "# The config of this run's latest attempt (" << UtcNow() << "): " << cfg.path << "\n";
+  for (const std::string& o : cfg.overrides) keep << "# with --set " << o << "\n";
+  keep << text;
+}
+
 // The global batch a failed run had reached, from its metrics.jsonl: the
-// snapshot batch of its last "recovery" line (0 without one) plus the batch
-// lines after it. 0 when the file cannot be read.
+// first batch of its last "attempt" or "recovery" line (0 without one) plus
+// the batch lines after it. 0 when the file cannot be read.
 uint64_t BatchesReached(const std::string& path) {
   std::ifstream in(path);
   uint64_t base = 0, count = 0;
-  const std::string key = "\"snapshot_batch\":";
+  auto restart_at = [&](const std::string& line, const std::string& key) {
+    if (const size_t at = line.find(key); at != std::string::npos) {
+      base = std::strtoull(line.c_str() + at + key.size(), nullptr, 10);
+      count = 0;
+    }
+  };
   for (std::string line; std::getline(in, line);) {
     if (line.starts_with("{\"event\":\"batch\"")) {
       ++count;
+    } else if (line.starts_with("{\"event\":\"attempt\"")) {
+      restart_at(line, "\"first_batch\":");
     } else if (line.starts_with("{\"event\":\"recovery\"")) {
-      if (const size_t at = line.find(key); at != std::string::npos) {
-        base = std::strtoull(line.c_str() + at + key.size(), nullptr, 10);
-        count = 0;
-      }
+      restart_at(line, "\"snapshot_batch\":");
     }
   }
   return base + count;
@@ -149,6 +213,8 @@ class Run {
   // When the run began working: the pipeline's actors start before the
   // first Step(); the lockstep driver works only inside Step() (nullopt).
   virtual std::optional<Clock::time_point> started_at() const = 0;
+  // The planned names of the run's actors; empty without actors (lockstep).
+  virtual std::vector<std::string> actor_names() const = 0;
 };
 
 template <class R>
@@ -187,6 +253,13 @@ class RunOf final : public Run {
     }
   }
   bool pipelined() const override { return std::is_same_v<R, trainer::PipelineRun>; }
+  std::vector<std::string> actor_names() const override {
+    if constexpr (std::is_same_v<R, trainer::PipelineRun>) {
+      return run_->actor_names();
+    } else {
+      return {};
+    }
+  }
   std::optional<Clock::time_point> started_at() const override {
     if constexpr (std::is_same_v<R, trainer::PipelineRun>) {
       return run_->started_at();
@@ -315,10 +388,67 @@ std::string EvalJson(uint64_t batches, const trainer::EvalReport& e) {
   return j.str();
 }
 
+// The board's view of a step (inspector/board.hpp), in ms.
+inspector::BatchFigures FiguresOf(const trainer::StepReport& r, double elapsed_s) {
+  inspector::BatchFigures f;
+  f.epoch = r.epoch;
+  f.batch = r.batch;
+  f.samples = r.samples;
+  f.loss = r.loss_sum / static_cast<double>(std::max<uint64_t>(1, r.samples));
+  f.unique_rows = r.unique_rows;
+  f.missed_rows = r.missed_rows;
+  f.fetched_rows = r.fetched_rows;
+  f.written_rows = r.written_rows;
+  f.critical_rows = r.synced_critical;
+  f.delayed_rows = r.synced_delayed;
+  f.private_rows = r.private_rows;
+  f.fetch_ms = r.fetch_s * 1e3;
+  f.forward_ms = r.forward_s * 1e3;
+  f.backward_ms = r.backward_s * 1e3;
+  f.dense_sync_ms = r.dense_sync_s * 1e3;
+  f.exposed_delayed_ms = r.exposed_delayed_s * 1e3;
+  f.optimizer_ms = r.optimizer_s * 1e3;
+  f.sparse_sync_ms = r.sparse_sync_s * 1e3;
+  f.write_back_ms = r.write_back_s * 1e3;
+  f.elapsed_s = elapsed_s;
+  return f;
+}
+
+// The actors of the run for the board, by member as the topology places
+// them (actors/node/actor_plan.hpp); the coordinator also hosts the control
+// plane's supervisor and inspector. None without actors (lockstep).
+std::vector<inspector::ActorRow> ActorRows(const config::Config& cfg, const Run& run) {
+  if (run.actor_names().empty()) return {};
+  std::vector<inspector::ActorRow> rows;
+  for (const config::Member& m : cfg.cluster.members) {
+    if (m.name == cfg.cluster.coordinator) {
+      rows.push_back({m.name, m.address, "supervisor", "supervisor"});
+      rows.push_back({m.name, m.address, "inspector", "inspector"});
+    }
+    for (const PlannedActor& a : ActorsOf(m)) {
+      rows.push_back({m.name, m.address, a.name, a.name.substr(0, a.name.find('['))});
+    }
+  }
+  return rows;
+}
+
 }  // namespace
 
-int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ostream& out, std::ostream& err) {
+int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ostream& caller_out, std::ostream& err) {
   const auto started = Clock::now();
+  // The run directory keeps this attempt's output and config (its metrics
+  // follow at the first batch).
+  const std::string dir = cfg.run.output_dir.empty() ? "runs/" + cfg.run.name : cfg.run.output_dir;
+  std::error_code dir_error;
+  std::filesystem::create_directories(dir, dir_error);
+  std::ofstream log_file(dir + "/train.log", std::ios::app);
+  TeeBuf tee(caller_out.rdbuf(), log_file ? log_file.rdbuf() : nullptr);
+  std::ostream out(&tee);
+  if (log_file) {
+    log_file << "---- attempt " << UtcNow() << ": actorrec train " << cfg.path
+             << (options.resume_dir.empty() ? "" : " --resume " + options.resume_dir) << "\n";
+    KeepConfig(cfg, dir);
+  }
   // The stop signals first: one that comes while the run is being created
   // (in a cluster, while every member's actors are looked up) stops it
   // cleanly too, instead of killing the process with the members not told.
@@ -332,8 +462,23 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   sigaddset(&stops, SIGINT);
   sigaddset(&stops, SIGTERM);
   pthread_sigmask(SIG_UNBLOCK, &stops, nullptr);
+  // The inspector first, so that its address is printed at start and the
+  // page shows the run coming up.
+  auto board = std::make_shared<inspector::Board>();
+  std::unique_ptr<inspector::InspectorService> inspect_service;
+  const std::string inspect_at = options.inspect_address.empty() ? cfg.run.inspect_address : options.inspect_address;
+  if (inspect_at != "off") {
+    auto service = inspector::InspectorService::Start(inspect_at, cfg.cluster.secret, board);
+    if (!service.ok()) {
+      err << "actorrec train: " << service.status().message() << " (--inspect or run.inspect_address)\n";
+      return kExitUsage;
+    }
+    inspect_service = std::move(service).value();
+    out << "inspector: " << inspect_service->url() << "\n" << std::flush;
+  }
   auto created = CreateRun(cfg, options, out);
   if (!created.ok()) {
+    board->SetState("failed");
     err << "actorrec train: " << created.status().message() << "\n";
     return ExitCodeOf(created.status());
   }
@@ -342,9 +487,8 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
       << run.schema().num_tables() << " tables, " << run.schema().num_dense() << " dense features, "
       << run.row_bytes() << " bytes per row (weights and optimizer state)\n";
 
-  const std::string dir = cfg.run.output_dir.empty() ? "runs/" + cfg.run.name : cfg.run.output_dir;
   const std::string metrics_path = cfg.training.metrics_file.empty() ? dir + "/metrics.jsonl" : cfg.training.metrics_file;
-  MetricsFile metrics(metrics_path, options.recovering);
+  MetricsFile metrics(metrics_path);
   if (std::string why; !metrics.Writable(&why)) {
     err << "actorrec train: cannot write the metrics file " << metrics_path
         << " (training.metrics_file or run.output_dir): " << why << "\n";
@@ -354,6 +498,29 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   const uint64_t first = run.first_batch();
   const uint64_t whole = PlannedBatches(cfg);
   const uint64_t planned = whole > first ? whole - first : (whole == 0 ? 0 : 1);
+  metrics.SetAttempt("{\"event\":\"attempt\",\"started\":\"" + UtcNow() + "\",\"first_batch\":" +
+                     std::to_string(first) + ",\"resume_dir\":" + JsonString(options.resume_dir) +
+                     ",\"config\":" + JsonString(cfg.path) + ",\"config_digest\":" + JsonString(cfg.digest) + "}");
+  {
+    inspector::RunInfo info;
+    info.name = cfg.run.name;
+    info.model = config::ModelKindName(cfg.model.kind);
+    info.mode = config::ModeName(cfg.training.mode);
+    info.driver = run.pipelined() ? "actor pipeline" : "lockstep";
+    info.backend = cfg.training.backend;
+    info.trainers = run.trainers();
+    info.shards = run.shards();
+    info.first_batch = first;
+    info.planned_batches = planned;
+    info.row_bytes = run.row_bytes();
+    board->SetRun(info);
+    board->SetActors(ActorRows(cfg, run));
+    board->SetState("training");
+  }
+  // The oracle's figures for the board, asked now and then (one request to
+  // the oracle actor): often enough for a live page, rare enough to cost
+  // the training nothing measurable.
+  auto last_oracle_ask = Clock::now();
   if (!options.resume_dir.empty()) out << "resumed from " << options.resume_dir << " after batch " << first << "\n";
   if (options.recovering) {
     // Training again after a failure: the rollback is done (the run above
@@ -417,6 +584,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
     }
     out << "\n";
     metrics.Line() << EvalJson(first + totals.batches, *eval) << "\n";
+    board->AddEval(first + totals.batches, eval->auc, eval->log_loss);
     return true;
   };
 
@@ -477,6 +645,11 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
             << std::flush;  // one write per batch: `tail -f` and a recovery see every batch done
 
     const double elapsed = std::chrono::duration<double>(Clock::now() - train_start).count();
+    board->AddBatch(FiguresOf(step, elapsed));
+    if (inspect_service && run.pipelined() && Clock::now() - last_oracle_ask > std::chrono::seconds(5)) {
+      if (auto stats = run.OracleStats(); stats.ok()) board->SetOracle(stats->json);
+      last_oracle_ask = Clock::now();
+    }
     const bool last = planned != 0 && totals.batches >= planned;
     if (Clock::now() - last_print > std::chrono::milliseconds(tty ? 250 : 5000) || last) {
       const double rate = totals.samples / std::max(elapsed, 1e-9);
@@ -513,6 +686,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   }
   if (tty) err << "\n";
   const bool interrupted = g_stop_signal != 0;
+  board->SetState(interrupted ? "stopped" : code != kExitOk ? "failed" : "finishing");
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   if (interrupted) out << "stopped by signal " << g_stop_signal << " after batch " << first + totals.batches << "\n";
@@ -577,6 +751,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
     if (auto stats = run.OracleStats(); stats.ok()) {
       out << "  oracle: " << stats->summary << "\n";
       oracle_json = stats->json;
+      board->SetOracle(oracle_json);
     } else {
       err << "actorrec train: " << stats.status().message() << "\n";
     }
@@ -591,6 +766,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
       // Equal digests mean bitwise equal parameters (dense and every row):
       // what the equivalence of modes, resumes and clusters is checked by.
       out << "  parameter digest: " << Hex64(digest) << "\n";
+      board->SetDigest(Hex64(digest));
     }
   }
   out << "  metrics: " << metrics_path << "\n" << std::defaultfloat;
@@ -608,6 +784,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
           << ",\"bad_records\":" << BadRecordsJson(skipped)
           << ",\"parameter_digest\":\"" << Hex64(digest) << "\"}\n";
   if (metrics.opened() || (code == kExitOk && !interrupted)) metrics.Line() << ending.str();
+  board->SetState(interrupted ? "stopped" : code != kExitOk ? "failed" : "finished");
   spdlog::info("train finished in {:.1f} s", std::chrono::duration<double>(Clock::now() - started).count());
   const int exit_code = stop_checkpoint_failed ? kExitFailure : interrupted ? 128 + g_stop_signal.load() : code;
   if (options.before_teardown) options.before_teardown(exit_code, interrupted ? g_stop_signal.load() : 0);

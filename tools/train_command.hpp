@@ -27,6 +27,8 @@ struct TrainOptions {
   // gets a "recovery" line saying from which snapshot and how many batches
   // are replayed.
   bool recovering = false;
+  // Where the inspector serves (HOST:PORT or "off"); empty: run.inspect_address.
+  std::string inspect_address;
   // Set by `actorrec node` on the cluster's coordinator: the run spans the
   // members' processes (PipelineRun::CreateCoordinator) instead of this one.
   const trainer::ClusterSeat* cluster = nullptr;

@@ -15,7 +15,7 @@ inline constexpr int kExitUsage = 2;        // bad command line or config
 inline constexpr int kExitPeerLost = 3;     // a member of the cluster died
 inline constexpr int kExitRefused = 4;      // the coordinator refused to admit us
 inline constexpr int kExitJoinTimeout = 5;  // members missing after cluster.join_timeout_ms
-inline constexpr int kExitNotBuilt = 6;     // the subcommand is not built yet
+// 6 was "the subcommand is not built yet", until every subcommand was.
 // Memory ran out (std::bad_alloc reached the command): a size in the config
 // or the data needs more than the process could get. Config sizes that
 // cannot fit the machine are refused before anything starts (exit 2); this

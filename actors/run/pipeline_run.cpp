@@ -268,6 +268,13 @@ Status PipelineRun::InjectActorFailure(const std::string& name) {
   return Status::NotFound("the pipeline has no actor named '" + name + "'");
 }
 
+std::vector<std::string> PipelineRun::actor_names() const {
+  std::vector<std::string> names;
+  for (const auto& [address, name] : actor_names_) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 Status PipelineRun::StartControlPlane(const config::Config& cfg, std::ostream& out) {
   auto hosting = [this](const PlannedActor& planned) { return host_->Hosted(planned); };
   auto control = InProcessControl::Start(*system_, cfg, hosting, out);

@@ -127,6 +127,8 @@ class PipelineRun {
   Result<PlanReport> OracleStats();
   // Global batches before this run's first (a resumed run's position).
   int64_t first_batch() const { return first_batch_; }
+  // The planned names of the run's actors ("oracle", "trainer[1]"), sorted.
+  std::vector<std::string> actor_names() const;
 
   uint32_t trainers() const { return parts_->W(); }
   uint32_t shards() const { return parts_->S(); }
