@@ -103,6 +103,9 @@ void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<or
         continue;
       }
       // Each tuple once, then to every sample that uses it.
+      const std::vector<uint32_t>& bag_of = *bag_of_[t];
+      ACTORREC_ASSERT(bag_of.empty() || *std::max_element(bag_of.begin(), bag_of.end()) < bags.samples,
+                      "a sample's tuple is one of its group's tuples");
       std::vector<float>& tuples = tuple_pooled_[t];
       tuples.resize(bags.samples * width_);
       backend_->PoolBySlot(cache_.data(), row_floats_, width_, bags, pooling_, tuples.data(), width_);

@@ -60,22 +60,7 @@ TEST_CASE("with dedup groups every mode, model and W equals no_cache with dedup 
         c.model = model;
         c.pooling = pooling;
         c.trainers = w;
-        const uint64_t reference = LockstepDigest(c);
-        for (const char* mode : {"static_hot", "ideal"}) {
-          c.mode = mode;
-          c.cache_rows = 512;
-          INFO(model << " " << pooling << " W=" << w << " " << mode);
-          CHECK(LockstepDigest(c) == reference);
-        }
-        c.cache_rows = 8192;
-        for (const char* mode : {"lrpp_delayed", "lrpp", "replicated"}) {
-          for (int l : {1, 3}) {
-            c.mode = mode;
-            c.lookahead = l;
-            INFO(model << " " << pooling << " W=" << w << " " << mode << " L=" << l);
-            CHECK(LockstepDigest(c) == reference);
-          }
-        }
+        CheckEveryModeEqualsNoCache(c, std::string(model) + " " + pooling + " W=" + std::to_string(w));
       }
     }
   }
