@@ -158,6 +158,11 @@ struct DatasetConfig {
   GeneratorConfig generator;
   CsvConfig csv;
   LibfmConfig libfm;
+  // [[dataset.dedup_groups]]: tables whose features repeat together (e.g. a
+  // session's user features), deduplicated together within each trainer's
+  // slice (RecD's IKJT): pooled once per distinct bag tuple. Each entry's
+  // table indices ascending; no table in two groups. Empty: no dedup.
+  std::vector<std::vector<uint32_t>> dedup_groups;
 
   // Raw text read line by line, whose categorical values become rows through
   // a mapping: criteo_tsv, avazu_csv, csv and libfm.

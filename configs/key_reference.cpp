@@ -136,6 +136,14 @@ const Meaning kMeanings[] = {
      "source = \"libfm\", required: the [dataset.libfm] table (below)."},
     {"dataset", "csv", [](const Config&) { return std::string("(none)"); },
      "source = \"csv\", required: the [dataset.csv] table describing the columns (below)."},
+    {"dataset", "dedup_groups", [](const Config&) { return std::string("(none)"); },
+     "One [[dataset.dedup_groups]] table per group of tables whose features repeat together (below); none: no dedup."},
+    // [[dataset.dedup_groups]]
+    {"dataset.dedup_groups", "tables", [](const Config&) { return std::string("(none)"); },
+     "Required: table indices (0-based) deduplicated together, RecD's IKJT: each trainer pools a distinct bag tuple of "
+     "the group once and expands it to its samples (e.g. a session's user features). A table in one group at most; "
+     "the tables of a group must be all single-hot or all multi-hot. Bitwise equal across cache modes; against no "
+     "dedup, equal up to the order of the gradient sums."},
     // [dataset.generator]
     {"dataset.generator", "skew", [](const Config&) { return std::string("the preset's"); },
      "How often each row is drawn: Zipf, a hot set taking a share of accesses (Bagpipe's sweep), half-normal, exponential or uniform."},
@@ -269,6 +277,8 @@ fields = 1
 label = "?"
 positive = ["?"]
 negative = ["?"]
+[[dataset.dedup_groups]]
+tables = [0]
 [training]
 [cluster]
 [[cluster.member]]
@@ -300,7 +310,7 @@ Recorded Record() {
 // The tables in the order a config file has them.
 int TableRank(const std::string& table) {
   static constexpr std::string_view kOrder[] = {"run",     "model",    "optimizer",         "dataset",
-                                                "dataset.generator", "dataset.csv", "dataset.libfm", "training", "cluster",
+                                                "dataset.generator", "dataset.csv", "dataset.libfm", "dataset.dedup_groups", "training", "cluster",
                                                 "cluster.member"};
   for (size_t i = 0; i < std::size(kOrder); ++i) {
     if (kOrder[i] == table) return static_cast<int>(i);
@@ -379,8 +389,9 @@ std::string ConfigReferenceMarkdown() {
   for (const KeyReference& r : ConfigKeyReference()) {
     if (r.table != table) {
       table = r.table;
-      out += "\n## " + std::string(table == "cluster.member" ? "[[" : "[") + table +
-             (table == "cluster.member" ? "]]" : "]") + "\n\n| key | type | default | meaning |\n| --- | --- | --- | --- |\n";
+      const bool array = table == "cluster.member" || table == "dataset.dedup_groups";  // arrays of tables
+      out += "\n## " + std::string(array ? "[[" : "[") + table + (array ? "]]" : "]") +
+             "\n\n| key | type | default | meaning |\n| --- | --- | --- | --- |\n";
     }
     out += "| `" + r.key + "` | " + cell(r.type) + " | " + cell(r.default_value) + " | " + cell(r.meaning) + " |\n";
   }

@@ -4,7 +4,9 @@
 #include <glob.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <climits>
+#include <map>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -303,6 +305,55 @@ void ReadLibfm(TableReader& t, LibfmConfig* l) {
   t.Finish(kKeys);
 }
 
+namespace {
+
+// The tables the config itself counts (0: known only once the data is
+// open; RunParts checks the groups against the data's schema then).
+size_t TablesNamedByConfig(const DatasetConfig& ds) {
+  if (!ds.table_rows.empty()) return ds.table_rows.size();
+  if (ds.source == "csv") return ds.csv.categorical.size();
+  if (ds.source == "libfm") return static_cast<size_t>(ds.libfm.fields);
+  return 0;
+}
+
+// [[dataset.dedup_groups]]: tables = [...] each, no table in two groups.
+// Read after the source's own tables, whose table count it checks against.
+void ReadDedupGroups(TableReader& t, DatasetConfig* ds) {
+  const size_t tables = TablesNamedByConfig(*ds);
+  std::map<int64_t, size_t> group_of;  // table -> the first group listing it
+  const std::vector<const toml::table*> groups = t.TableArray("dedup_groups");
+  for (size_t i = 0; i < groups.size(); ++i) {
+    TableReader g(groups[i], t.KeyPath("dedup_groups") + "[" + std::to_string(i) + "]", t.problems());
+    if (g.Require("tables", "the table indices (0-based) whose features repeat together, e.g. tables = [0, 1]")) {
+      if (auto list = g.IntArray("tables", 0, UINT32_MAX - 1)) {
+        std::vector<uint32_t> group;
+        for (int64_t table : *list) {
+          if (tables != 0 && static_cast<uint64_t>(table) >= tables) {
+            g.Fail("tables", "table " + std::to_string(table) + " does not exist: the dataset has " +
+                                 std::to_string(tables) + " tables, 0 to " + std::to_string(tables - 1));
+            continue;
+          }
+          auto [at, fresh] = group_of.try_emplace(table, i);
+          if (!fresh) {
+            g.Fail("tables", "table " + std::to_string(table) + " is already in " +
+                                 (at->second == i ? std::string("this group")
+                                                  : "dataset.dedup_groups[" + std::to_string(at->second) + "]") +
+                                 ": every table may be in one group only");
+            continue;
+          }
+          group.push_back(static_cast<uint32_t>(table));
+        }
+        std::sort(group.begin(), group.end());
+        ds->dedup_groups.push_back(std::move(group));
+      }
+    }
+    static constexpr std::string_view kKeys[] = {"tables"};
+    g.Finish(kKeys);
+  }
+}
+
+}  // namespace
+
 void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetConfig* ds) {
   auto source = t.Choice("source", kSources);
   if (source) ds->source = kSources[*source];
@@ -425,6 +476,7 @@ void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetC
   source_table("libfm", "libfm",
                "required for source = \"libfm\": a [dataset.libfm] table with fields = <features per line>",
                [&](TableReader& sub) { ReadLibfm(sub, &ds->libfm); });
+  ReadDedupGroups(t, ds);
   if (known && ds->source == "libfm" && ds->dense_features != 0) {
     t.Fail("dense_features", "expected 0 for source = \"libfm\" (its features are categorical ids); got " +
                                  std::to_string(ds->dense_features) + (t.Has("dense_features") ? "" : " (the default)"));
@@ -432,7 +484,7 @@ void ReadDataset(TableReader& t, const std::filesystem::path& base_dir, DatasetC
   static constexpr std::string_view kKeys[] = {
       "source",  "path",       "eval_path",  "eval_fraction", "preset",        "samples", "eval_samples",
       "dense_features", "table_rows", "row_scale", "on_bad_record", "categorical", "min_count",
-      "hash_rows", "mapping_file", "shuffle", "generator", "csv", "libfm"};
+      "hash_rows", "mapping_file", "shuffle", "generator", "csv", "libfm", "dedup_groups"};
   t.Finish(kKeys);
 }
 

@@ -1,7 +1,9 @@
 // gpu::Backend's defaults: memory and model ops on the host (the CPU
-// backend's, and HostMemoryView's), running gpu/cpu_ops.hpp's loops.
+// backend's, and HostMemoryView's), running gpu/cpu_ops.hpp's loops, and
+// the host versions of the dedup groups' two ops (GatherRows, SumRowsByIndex).
 #include "gpu/backend.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -84,5 +86,23 @@ void Backend::WideDeepPooledGrad(const float* dx, const float* pooled, const flo
 }
 
 std::unique_ptr<Backend> HostMemoryView(Backend* device) { return std::make_unique<HostView>(device); }
+
+void Backend::GatherRows(const float* src, size_t src_stride, size_t width, const uint32_t* index, size_t n,
+                         float* out, size_t out_stride) {
+  for (size_t i = 0; i < n; ++i) {
+    std::memcpy(out + i * out_stride, src + size_t{index[i]} * src_stride, width * sizeof(float));
+  }
+}
+
+void Backend::SumRowsByIndex(const float* in, size_t in_stride, size_t width, const uint32_t* index, size_t n,
+                             size_t groups, float* out, size_t out_stride) {
+  for (size_t u = 0; u < groups; ++u) std::fill(out + u * out_stride, out + u * out_stride + width, -0.0f);
+  // Ascending i: each group's sum adds its rows in sample order.
+  for (size_t i = 0; i < n; ++i) {
+    float* acc = out + size_t{index[i]} * out_stride;
+    const float* row = in + i * in_stride;
+    for (size_t j = 0; j < width; ++j) acc[j] += row[j];
+  }
+}
 
 }  // namespace actorrec::gpu

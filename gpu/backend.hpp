@@ -108,6 +108,25 @@ class Backend {
                               bool fm, float* sums, float* logits);
   virtual void WideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, const float* dlogit,
                                   size_t n, size_t dd, size_t T, size_t d, float* pooled_grad);
+
+  // The two ops of deduplicated feature groups (RecD's IKJT): a group's
+  // bags are pooled once per distinct tuple, expanded to the samples with
+  // GatherRows, and the samples' gradients summed back per tuple with
+  // SumRowsByIndex before BagGradToUnique. Optional: the defaults run on
+  // the host (gpu/backend.cpp), right for a backend whose buffers are host
+  // memory; a device backend overrides them.
+
+  // Row gather: out[i·out_stride + j] = src[index[i]·src_stride + j] for
+  // i < n, j < width.
+  virtual void GatherRows(const float* src, size_t src_stride, size_t width, const uint32_t* index, size_t n,
+                          float* out, size_t out_stride);
+
+  // Segmented sum by index, the backward of GatherRows: for each u < groups,
+  //   out[u·out_stride + j] = Σ_{i < n : index[i] = u, ascending i} in[i·in_stride + j]
+  // (a fixed order: the result never depends on threads); −0.0f for a u no
+  // i names. REQUIRES: every index[i] < groups.
+  virtual void SumRowsByIndex(const float* in, size_t in_stride, size_t width, const uint32_t* index, size_t n,
+                              size_t groups, float* out, size_t out_stride);
 };
 
 // A GEMM with k == 0, where op(A)·op(B) is empty: C = beta·C, with beta == 0

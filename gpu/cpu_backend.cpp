@@ -208,6 +208,25 @@ class CpuBackend final : public Backend {
     });
   }
 
+  // The dedup ops with the fixed-width row loops: the host defaults'
+  // results bit for bit (the same adds in the same order); at width 32 the
+  // dedup'd embedding part of recd_bench at S = 16 took 0.45-0.61 ms
+  // instead of 0.65-0.87 ms with the defaults' scalar loops.
+  void GatherRows(const float* src, size_t src_stride, size_t width, const uint32_t* index, size_t n, float* out,
+                  size_t out_stride) override {
+    WithRowOps(width, [&](auto row_ops) {
+      for (size_t i = 0; i < n; ++i) row_ops.Copy(out + i * out_stride, src + size_t{index[i]} * src_stride);
+    });
+  }
+
+  void SumRowsByIndex(const float* in, size_t in_stride, size_t width, const uint32_t* index, size_t n,
+                      size_t groups, float* out, size_t out_stride) override {
+    for (size_t u = 0; u < groups; ++u) std::fill(out + u * out_stride, out + u * out_stride + width, -0.0f);
+    WithRowOps(width, [&](auto row_ops) {
+      for (size_t i = 0; i < n; ++i) row_ops.Add(out + size_t{index[i]} * out_stride, in + i * in_stride);
+    });
+  }
+
  private:
   CpuGemmLibrary library_;
 };

@@ -105,7 +105,7 @@ Frame<Batch> EncodeBatch(const data::Batch& batch, const data::Ikjt* ikjt) {
   });
 }
 
-Status DecodeBatch(const Frame<Batch>& frame, data::Batch* out) {
+Status DecodeBatch(const Frame<Batch>& frame, data::Batch* out, data::Ikjt* ikjt_out) {
   auto view = Open(frame);
   if (!view.ok()) return view.status();
   auto b = view->root();
@@ -132,6 +132,7 @@ Status DecodeBatch(const Frame<Batch>& frame, data::Batch* out) {
   CopyTo(b.getLabels(), &s.labels);
   CopyTo(b.getDense(), &s.dense);
   auto sparse = b.getSparse();
+  if (ikjt_out) ikjt_out->groups.clear();
   if (sparse.isKjt()) {
     auto kjt = sparse.getKjt();
     s.tables.assign(kjt.size(), {});
@@ -178,6 +179,7 @@ Status DecodeBatch(const Frame<Batch>& frame, data::Batch* out) {
     ikjt.groups.push_back(std::move(group));
   }
   s.tables = data::Expand(ikjt, num_tables);
+  if (ikjt_out) *ikjt_out = std::move(ikjt);
   return Status::Ok();
 }
 

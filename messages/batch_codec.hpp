@@ -16,7 +16,9 @@ Frame<Batch> EncodeBatch(const data::Batch& batch, const data::Ikjt* ikjt = null
 // structure a receiver relies on: list lengths agree with the sample count,
 // offsets start at 0, never decrease and end at the value count, every
 // inverse index names an existing tuple, every table appears once. A frame
-// that fails is Corruption naming the batch and the field.
-Status DecodeBatch(const Frame<Batch>& frame, data::Batch* out);
+// that fails is Corruption naming the batch and the field. When `ikjt` is
+// given it receives the frame's IKJT (empty for a KJT frame), so that the
+// oracle plans the unique bags without deduplicating them again.
+Status DecodeBatch(const Frame<Batch>& frame, data::Batch* out, data::Ikjt* ikjt = nullptr);
 
 }  // namespace actorrec::wire

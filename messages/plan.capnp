@@ -74,6 +74,11 @@ struct TrainerPlan {
   occupancy @11 :UInt32;
   # Slots of this trainer's cache in use while b runs: after the prefetches
   # land, before the evictions free theirs. Never above the cache's capacity.
+
+  bagGroups @12 :List(BagGroup);
+  # The dedup groups (config dataset.dedup_groups; empty without): the
+  # features of a group's tables hold the slice's distinct bag tuples, U of
+  # them, instead of one bag per sample (RecD's IKJT).
 }
 
 # ---------------------------------------------------------------- parts
@@ -91,6 +96,16 @@ struct Eviction {
   writer @3 :UInt32;         # the one trainer that writes the row back; the others only free the slot
 }
 
+struct BagGroup {
+  # Tables deduplicated together: the features of each hold U bags (the
+  # slice's distinct tuples, in order of first use); sample i uses tuple
+  # bagOf[i] of every one of them. The trainer pools each tuple once and
+  # expands it to its samples; backward sums the samples' gradients per
+  # tuple in ascending sample order first.
+  tables @0 :List(UInt32);       # ascending, each with features in this plan, in no other group
+  bagOf @1 :List(UInt32);        # one per sample of the slice, each in [0, U)
+}
+
 struct TableFeatures {
   # One table's features of the slice, deduplicated: the trainer gathers the
   # rows of uniqueSlots once (U rows), and sample i pools
@@ -101,5 +116,5 @@ struct TableFeatures {
   table @0 :UInt32;
   uniqueSlots @1 :List(UInt32);  # the U distinct slots the slice reads
   inverse @2 :List(UInt32);      # one per value position of the slice's bags, each in [0, U)
-  offsets @3 :List(UInt32);      # samples + 1 entries: per-sample bag boundaries into `inverse`
+  offsets @3 :List(UInt32);      # samples + 1 entries (U + 1 for a table of a bagGroup): bag boundaries into `inverse`
 }

@@ -1,6 +1,8 @@
 // TrainerPlan <-> Cap'n Proto, with structural validation on decode.
 #include "messages/plan_codec.hpp"
 
+#include <algorithm>
+
 #include <string>
 
 namespace actorrec::wire {
@@ -55,6 +57,58 @@ Status CheckFeatures(const oracle::TableFeatures& f, const std::string& what) {
   return Status::Ok();
 }
 
+// Every table's bag count: the slice's samples, or for a table of a bag
+// group that group's tuple count U, which each of its samples' bagOf entries
+// stays below; the groups name tables with features, each in one group.
+Status CheckBagShapes(const oracle::TrainerPlan& plan, const std::string& name) {
+  auto bags_of = [&](uint32_t table) -> int64_t {
+    for (const auto& f : plan.features) {
+      if (f.table == table) return static_cast<int64_t>(f.offsets.size()) - 1;
+    }
+    return -1;
+  };
+  std::vector<uint32_t> grouped;
+  int64_t samples = -1;
+  for (size_t g = 0; g < plan.bag_groups.size(); ++g) {
+    const oracle::BagGroup& group = plan.bag_groups[g];
+    const std::string what = name + " bag group " + std::to_string(g);
+    if (group.tables.empty()) return Status::Corruption(what + ": no tables");
+    if (samples >= 0 && static_cast<int64_t>(group.bag_of.size()) != samples) {
+      return Status::Corruption(what + ": " + std::to_string(group.bag_of.size()) + " samples, group 0 has " +
+                                std::to_string(samples));
+    }
+    samples = static_cast<int64_t>(group.bag_of.size());
+    const int64_t tuples = bags_of(group.tables[0]);
+    for (size_t k = 0; k < group.tables.size(); ++k) {
+      const uint32_t t = group.tables[k];
+      if ((k > 0 && t <= group.tables[k - 1]) || std::find(grouped.begin(), grouped.end(), t) != grouped.end()) {
+        return Status::Corruption(what + ": table " + std::to_string(t) + " is out of order or in two groups");
+      }
+      grouped.push_back(t);
+      if (bags_of(t) < 0 || bags_of(t) != tuples) {
+        return Status::Corruption(what + ": table " + std::to_string(t) + " has no features or not the " +
+                                  std::to_string(tuples) + " tuples of table " + std::to_string(group.tables[0]));
+      }
+    }
+    for (size_t i = 0; i < group.bag_of.size(); ++i) {
+      if (group.bag_of[i] >= tuples) {
+        return Status::Corruption(what + ": sample " + std::to_string(i) + " uses tuple " +
+                                  std::to_string(group.bag_of[i]) + " of " + std::to_string(tuples));
+      }
+    }
+  }
+  for (const auto& f : plan.features) {
+    if (std::find(grouped.begin(), grouped.end(), f.table) != grouped.end()) continue;
+    const int64_t bags = static_cast<int64_t>(f.offsets.size()) - 1;
+    if (samples >= 0 && bags != samples) {
+      return Status::Corruption(name + " features of table " + std::to_string(f.table) + ": " + std::to_string(bags) +
+                                " samples, the slice has " + std::to_string(samples));
+    }
+    samples = bags;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Frame<TrainerPlan> EncodePlan(const oracle::TrainerPlan& plan) {
@@ -84,6 +138,11 @@ Frame<TrainerPlan> EncodePlan(const oracle::TrainerPlan& plan) {
       evictions[i].setWriter(plan.evictions[i].writer);
     }
     b.setOccupancy(plan.occupancy);
+    auto groups = b.initBagGroups(static_cast<unsigned>(plan.bag_groups.size()));
+    for (unsigned g = 0; g < plan.bag_groups.size(); ++g) {
+      SetNumbers(plan.bag_groups[g].tables, groups[g].initTables(static_cast<unsigned>(plan.bag_groups[g].tables.size())));
+      SetNumbers(plan.bag_groups[g].bag_of, groups[g].initBagOf(static_cast<unsigned>(plan.bag_groups[g].bag_of.size())));
+    }
   });
 }
 
@@ -138,13 +197,14 @@ Status DecodePlan(const Frame<TrainerPlan>& frame, oracle::TrainerPlan* out) {
     GetNumbers(features[k].getInverse(), &f.inverse);
     GetNumbers(features[k].getOffsets(), &f.offsets);
     if (Status s = CheckFeatures(f, what); !s.ok()) return s;
-    if (k > 0 && f.offsets.size() != out->features[0].offsets.size()) {
-      return Status::Corruption(what + ": " + std::to_string(f.offsets.size() - 1) + " samples, table " +
-                                std::to_string(out->features[0].table) + " has " +
-                                std::to_string(out->features[0].offsets.size() - 1));
-    }
   }
-  return Status::Ok();
+  auto groups = b.getBagGroups();
+  out->bag_groups.resize(groups.size());
+  for (unsigned g = 0; g < groups.size(); ++g) {
+    GetNumbers(groups[g].getTables(), &out->bag_groups[g].tables);
+    GetNumbers(groups[g].getBagOf(), &out->bag_groups[g].bag_of);
+  }
+  return CheckBagShapes(*out, name);
 }
 
 }  // namespace actorrec::wire

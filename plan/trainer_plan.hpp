@@ -42,6 +42,17 @@ struct TableFeatures {
   bool operator==(const TableFeatures&) const = default;
 };
 
+// A dedup group of the trainer's slice (RecD's IKJT, dataset.dedup_groups):
+// the TableFeatures of each of its tables describe the slice's distinct bag
+// tuples (offsets over U tuples, not over the samples), and sample i uses
+// tuple bag_of[i] of every table of the group. The trainer pools each tuple
+// once and expands it to its samples.
+struct BagGroup {
+  std::vector<uint32_t> tables;  // ascending
+  std::vector<uint32_t> bag_of;  // one per sample of the slice, each < U
+  bool operator==(const BagGroup&) const = default;
+};
+
 struct TrainerPlan {
   int64_t batch = 0;
   uint32_t trainer = 0;
@@ -50,6 +61,7 @@ struct TrainerPlan {
   std::vector<RowSlot> prefetch;          // shared misses: every trainer fetches them
   std::vector<RowSlot> private_prefetch;  // this trainer's private misses
   std::vector<TableFeatures> features;    // one per planned table, ascending
+  std::vector<BagGroup> bag_groups;       // the dedup groups; empty without dedup
   std::vector<RowSlot> private_rows;      // updated here only: no sync
   std::vector<RowSlot> critical;          // shared, updated in b, read by b + 1
   std::vector<RowSlot> delayed;           // shared, updated in b, not read by b + 1
@@ -66,6 +78,7 @@ struct BatchPlan {
     std::vector<RowSlot> private_prefetch;  // also freed after b, with this trainer as writer
     std::vector<RowSlot> private_rows;
     std::vector<TableFeatures> features;
+    std::vector<BagGroup> bag_groups;
     // Slots of this trainer's cache held while b runs, quarantine included:
     // `occupancy` less the private slots of the other trainers it leaves empty.
     uint32_t occupancy = 0;
@@ -97,6 +110,7 @@ struct BatchPlan {
     p.prefetch = prefetch;
     p.private_prefetch = trainers[w].private_prefetch;
     p.features = trainers[w].features;
+    p.bag_groups = trainers[w].bag_groups;
     p.private_rows = trainers[w].private_rows;
     p.critical = critical;
     p.delayed = delayed;

@@ -321,7 +321,24 @@ BatchRowsBuilder::BatchRowsBuilder(std::vector<uint64_t> table_rows, Kernel kern
       vectorized_(UseAvx512(kernel)),
       direct_(table_rows_.size()) {}
 
-Status BatchRowsBuilder::Build(const data::SampleBlock& batch, uint32_t trainers, BatchRows* out) {
+void TakeGroups(BatchRows* rows, uint32_t w, std::vector<BagGroup>* out) {
+  out->resize(rows->group_count);
+  for (uint32_t g = 0; g < rows->group_count; ++g) std::swap((*out)[g], rows->groups[size_t{w} * rows->group_count + g]);
+}
+
+void BatchRowsBuilder::SetDedupGroups(std::vector<std::vector<uint32_t>> groups) {
+  groups_ = std::move(groups);
+  grouped_.assign(table_rows_.size(), false);
+  for (const auto& g : groups_) {
+    for (uint32_t t : g) {
+      ACTORREC_ASSERT(t < table_rows_.size() && !grouped_[t], "a dedup group's tables exist and are in no other group");
+      grouped_[t] = true;
+    }
+  }
+}
+
+Status BatchRowsBuilder::Build(const data::SampleBlock& batch, uint32_t trainers, BatchRows* out,
+                               const data::Ikjt* ikjt) {
   const uint32_t tables = static_cast<uint32_t>(table_rows_.size());
   if (batch.tables.size() != tables) {
     return Status::InvalidArgument("batch has " + std::to_string(batch.tables.size()) + " sparse tables, the oracle " +
@@ -358,6 +375,7 @@ Status BatchRowsBuilder::Build(const data::SampleBlock& batch, uint32_t trainers
   // dedup 0.73 -> 0.60 ms a batch). Consecutive hashed tables share the
   // set, already there.
   for (uint32_t t = 0; t < tables; ++t) {
+    if (!groups_.empty() && grouped_[t]) continue;  // BuildGroups
     const bool prefetch_next = t + 1 < tables && (table_rows_[t] <= kDirectRows || table_rows_[t + 1] <= kDirectRows);
     for (uint32_t w = 0; w < trainers; ++w) {
       const SampleRange range = SliceOf(samples, trainers, w);
@@ -378,6 +396,76 @@ Status BatchRowsBuilder::Build(const data::SampleBlock& batch, uint32_t trainers
         Rebase(kjt.offsets.data() + range.begin, bags + 1, base, slice.offsets.data());
       }
       Dedup(t, kjt.values.data() + base, kjt.offsets[range.end] - base, &slice);
+    }
+  }
+  out->group_count = static_cast<uint32_t>(groups_.size());
+  out->groups.resize(size_t{trainers} * groups_.size());
+  if (groups_.empty()) return Status::Ok();
+  return BuildGroups(batch, trainers, out, ikjt);
+}
+
+Status BatchRowsBuilder::BuildGroups(const data::SampleBlock& batch, uint32_t trainers, BatchRows* out,
+                                     const data::Ikjt* ikjt) {
+  const uint32_t samples = static_cast<uint32_t>(batch.size());
+  const uint32_t G = static_cast<uint32_t>(groups_.size());
+  for (uint32_t g = 0; g < G; ++g) {
+    const std::vector<uint32_t>& tables = groups_[g];
+    // One bag shape per group: a tuple is a bag of every table, and a
+    // group of single-hot tables stays single-hot (compact) in its plan.
+    for (uint32_t t : tables) {
+      if (batch.tables[t].offsets.compact() != batch.tables[tables[0]].offsets.compact()) {
+        return Status::InvalidArgument(
+            "dataset.dedup_groups[" + std::to_string(g) + "].tables: table " + std::to_string(tables[0]) + " is " +
+            (batch.tables[tables[0]].offsets.compact() ? "single-hot" : "multi-hot") + " and table " +
+            std::to_string(t) + " is " + (batch.tables[t].offsets.compact() ? "single-hot" : "multi-hot") +
+            " in this batch; a group's tables must have one bag shape (put them in separate groups)");
+      }
+    }
+    // The batch's tuples: the sampler's IKJT group of these tables, or a
+    // dedup of the batch here (the lockstep driver reads batches itself).
+    const data::IkjtGroup* group = nullptr;
+    data::Ikjt own;
+    if (ikjt) {
+      for (const auto& candidate : ikjt->groups) {
+        if (candidate.tables == tables) group = &candidate;
+      }
+    }
+    if (group == nullptr) {
+      own = data::Deduplicate(batch.tables, {tables});
+      group = &own.groups[0];
+    }
+    if (group->inverse.size() != samples) {
+      return Status::InvalidArgument("the IKJT of dataset.dedup_groups[" + std::to_string(g) + "] has " +
+                                     std::to_string(group->inverse.size()) + " samples, the batch " +
+                                     std::to_string(samples));
+    }
+    local_of_.assign(group->unique_count(), UINT32_MAX);
+    for (uint32_t w = 0; w < trainers; ++w) {
+      const SampleRange range = SliceOf(samples, trainers, w);
+      BagGroup& bags = out->groups[size_t{w} * G + g];
+      bags.tables = tables;
+      bags.bag_of.resize(range.end - range.begin);
+      tuples_.clear();
+      for (uint32_t i = range.begin; i < range.end; ++i) {
+        uint32_t& local = local_of_[group->inverse[i]];
+        if (local == UINT32_MAX) {
+          local = static_cast<uint32_t>(tuples_.size());
+          tuples_.push_back(group->inverse[i]);
+        }
+        bags.bag_of[i - range.begin] = local;
+      }
+      for (uint32_t u : tuples_) local_of_[u] = UINT32_MAX;  // for the next slice
+      for (size_t k = 0; k < tables.size(); ++k) {
+        const uint32_t t = tables[k];
+        data::JaggedIndexSelect(group->unique[k], tuples_, &tuple_bags_);
+        SliceTable& slice = out->slice(w, t);
+        if (batch.tables[t].offsets.compact()) {
+          slice.offsets.SetSingleHot(tuples_.size());
+        } else {
+          slice.offsets.assign(tuple_bags_.offsets.begin(), tuple_bags_.offsets.end());
+        }
+        Dedup(t, tuple_bags_.values.data(), tuple_bags_.values.size(), &slice);
+      }
     }
   }
   return Status::Ok();

@@ -8,7 +8,9 @@
 
 #include "actors/oracle/kernel.hpp"
 #include "base/status.hpp"
+#include "data/batches/batch.hpp"
 #include "data/sample_block.hpp"
+#include "plan/trainer_plan.hpp"
 
 namespace actorrec::oracle {
 
@@ -25,10 +27,19 @@ struct BatchRows {
   uint32_t trainers = 0;
   uint32_t tables = 0;
   std::vector<SliceTable> slices;  // trainer-major: slices[w * tables + t]
+  // With dedup groups (BatchRowsBuilder::SetDedupGroups): per trainer, per
+  // group, which of the slice's bag tuples each sample uses; the slices of
+  // a group's tables hold those tuples' bags, one per tuple.
+  uint32_t group_count = 0;
+  std::vector<BagGroup> groups;    // trainer-major: groups[w * group_count + g]
 
   SliceTable& slice(uint32_t w, uint32_t t) { return slices[size_t{w} * tables + t]; }
   const SliceTable& slice(uint32_t w, uint32_t t) const { return slices[size_t{w} * tables + t]; }
 };
+
+// Moves trainer w's dedup groups out of a spent BatchRows into a plan's
+// (swapped: the BatchRows gets the plan's old capacity back).
+void TakeGroups(BatchRows* rows, uint32_t w, std::vector<BagGroup>* out);
 
 struct SampleRange {
   uint32_t begin = 0;
@@ -55,7 +66,21 @@ class BatchRowsBuilder {
   // Splits `batch` into `trainers` slices (SliceOf) and deduplicates each
   // slice's bags per table. InvalidArgument when the batch does not have
   // one KJT table per cardinality or holds a row id out of range.
-  Status Build(const data::SampleBlock& batch, uint32_t trainers, BatchRows* out);
+  //
+  // With dedup groups, a group's tables are planned as the slice's distinct
+  // bag tuples (numbered in order of first use in the slice) and
+  // out->groups says which tuple each sample uses. `ikjt`, if given, is the
+  // batch's IKJT as the sampler sent it (data::Deduplicate of the batch,
+  // holding a group for each dedup group): its tuples are renumbered per
+  // slice instead of deduplicating the bags again; the result is the same.
+  // InvalidArgument, naming dataset.dedup_groups, when a group mixes
+  // single-hot and multi-hot tables.
+  Status Build(const data::SampleBlock& batch, uint32_t trainers, BatchRows* out, const data::Ikjt* ikjt = nullptr);
+
+  // Tables deduplicated together (config dataset.dedup_groups, each
+  // ascending, no table twice); empty: none.
+  void SetDedupGroups(std::vector<std::vector<uint32_t>> groups);
+  const std::vector<std::vector<uint32_t>>& dedup_groups() const { return groups_; }
 
   // Tables up to this many rows dedup through a direct array: 4 bytes a row,
   // 256 KiB at most, which stays in L2 across the slices of a batch; larger
@@ -104,6 +129,14 @@ class BatchRowsBuilder {
   std::vector<uint64_t> hash_cells_;           // per cell of the set: its row's tag << 32 | its row
   std::vector<data::RowId> distinct_rows_;
   uint32_t base_ = 0;
+
+  // Dedup groups: the groups, whether each table is in one, and scratch.
+  Status BuildGroups(const data::SampleBlock& batch, uint32_t trainers, BatchRows* out, const data::Ikjt* ikjt);
+  std::vector<std::vector<uint32_t>> groups_;
+  std::vector<bool> grouped_;
+  std::vector<uint32_t> local_of_;  // a batch tuple -> its number in the slice, or UINT32_MAX
+  std::vector<uint32_t> tuples_;    // the slice's tuples, in order of first use
+  data::SampleBlock::Table tuple_bags_;
 };
 
 }  // namespace actorrec::oracle

@@ -215,6 +215,7 @@ Status DirectPlanner::PlanNext(BatchPlan* plan) {
       f.inverse.swap(slice.inverse);
       f.offsets.swap(slice.offsets);
     }
+    TakeGroups(&rows, w, &plan->trainers[w].bag_groups);
   }
 
   plan->occupancy = held_ + needed;

@@ -968,6 +968,7 @@ void LookaheadCore::BuildFeatures(const Record& record, BatchRows* rows, BatchPl
       f.inverse.swap(slice.inverse);
       f.offsets.swap(slice.offsets);
     }
+    TakeGroups(rows, w, &plan->trainers[w].bag_groups);
   }
 }
 

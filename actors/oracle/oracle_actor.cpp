@@ -31,6 +31,7 @@ struct OracleState {
   bool end_sent = false;
   std::string reported;             // the lookahead report the driver has (it grows when a window ends early)
   bool failed = false;
+  data::Ikjt ikjt;                  // the last batch's, as the sampler sent it
   BatchPlan plan;                   // reused
   PlanStats stats;                  // of every plan sent
 };
@@ -111,9 +112,9 @@ void OnBatch(Self self, const wire::Frame<wire::Batch>& frame) {
   auto& st = self->state;
   st.requested = false;
   data::Batch batch;
-  if (Status s = wire::DecodeBatch(frame, &batch); !s.ok()) return Fail(self, s.ToString());
+  if (Status s = wire::DecodeBatch(frame, &batch, &st.ikjt); !s.ok()) return Fail(self, s.ToString());
   BatchRows rows = st.planner->RecycledRows();
-  if (Status s = st.builder->Build(batch.samples, st.args.options.trainers, &rows); !s.ok()) {
+  if (Status s = st.builder->Build(batch.samples, st.args.options.trainers, &rows, &st.ikjt); !s.ok()) {
     return Fail(self, s.ToString());
   }
   if (!st.planner->CanPush()) return Fail(self, "a batch arrived that was not asked for");
@@ -134,6 +135,7 @@ caf::behavior Oracle(Self self, OracleActorArgs args) {
   st.args = std::move(args);
   st.planner = MakePlanMaker(st.args.options, st.args.direct ? &*st.args.direct : nullptr);
   st.builder = std::make_unique<BatchRowsBuilder>(st.args.options.table_rows);
+  st.builder->SetDedupGroups(st.args.dedup_groups);
   st.stats = PlanStats(st.args.row_bytes, st.args.direct.has_value());
   st.settled.assign(st.args.options.trainers, static_cast<int64_t>(st.args.options.first_batch));
   self->set_default_handler(ReportUnexpected);

@@ -53,6 +53,8 @@ struct OracleActorArgs {
   uint32_t plans_ahead = 4;
   uint64_t row_bytes = 0;  // bytes of one row's state, for the stats' byte figures
   int64_t hold = INT64_MAX;
+  // dataset.dedup_groups: tables planned as the slice's distinct bag tuples.
+  std::vector<std::vector<uint32_t>> dedup_groups;
 };
 
 caf::actor SpawnOracleActor(caf::actor_system& sys, OracleActorArgs args);

@@ -31,6 +31,8 @@ BatchPlan MergePlans(const std::vector<BatchPlan>& parts) {
     }
     out.occupancy += p.occupancy;
   }
+  // Every oracle of a split plans the whole batch's dedup groups alike.
+  for (size_t w = 0; w < out.trainers.size(); ++w) out.trainers[w].bag_groups = parts[0].trainers[w].bag_groups;
   for (BatchPlan::Own& own : out.trainers) {
     std::stable_sort(own.features.begin(), own.features.end(),
                      [](const TableFeatures& a, const TableFeatures& b) { return a.table < b.table; });

@@ -61,6 +61,7 @@ Result<std::unique_ptr<LockstepRun>> LockstepRun::Create(std::unique_ptr<RunPart
   if (cfg.training.max_batches != 0 && first_batch >= cfg.training.max_batches) seq.epochs = 0;
   run->sequence_ = std::make_unique<BatchSequence>(run->parts_->TrainSource(), seq);
   run->builder_ = std::make_unique<oracle::BatchRowsBuilder>(run->parts_->table_rows);
+  run->builder_->SetDedupGroups(cfg.dataset.dedup_groups);
   run->slices_.resize(W);
 
   switch (run->mode_) {
@@ -96,6 +97,7 @@ Result<std::unique_ptr<LockstepRun>> LockstepRun::Create(std::unique_ptr<RunPart
     run->resident_touched_.assign(run->resident_slots_, 0);
     for (auto& t : run->parts_->trainers) t->EnsureSlots(run->resident_slots_);
     run->direct_features_.resize(W);
+    run->direct_groups_.resize(W);
     run->staged_.resize(W);
     // Resident rows start at their initial values in every replica.
     for (uint32_t t = 0; t < T && run->mode_ == config::Mode::kIdeal; ++t) {
@@ -139,7 +141,7 @@ Result<bool> LockstepRun::Step(StepReport* report) {
 
 double LockstepRun::ComputeAll(const data::Batch& batch,
                                const std::vector<const std::vector<oracle::TableFeatures>*>& features,
-                               StepReport* report) {
+                               const std::vector<const std::vector<oracle::BagGroup>*>& groups, StepReport* report) {
   const uint32_t W = trainers();
   const uint32_t n = static_cast<uint32_t>(batch.samples.size());
   const float grad_scale = 1.0f / static_cast<float>(n);
@@ -153,10 +155,10 @@ double LockstepRun::ComputeAll(const data::Batch& batch,
   auto work = [&](uint32_t w) {
     TrainerCore& core = *parts_->trainers[w];
     const auto t0 = Clock::now();
-    core.Forward(slices_[w], *features[w]);
+    core.Forward(slices_[w], *features[w], *groups[w]);
     forward_s[w] = Since(t0);
     const auto t1 = Clock::now();
-    losses[w] = core.Backward(slices_[w], *features[w], grad_scale);
+    losses[w] = core.Backward(slices_[w], *features[w], grad_scale, *groups[w]);
     backward_s[w] = Since(t1);
   };
   std::vector<std::thread> threads;
@@ -282,8 +284,12 @@ Result<bool> LockstepRun::StepPlanned(StepReport* report) {
   report->fetch_s = Since(t0);
 
   std::vector<const std::vector<oracle::TableFeatures>*> features(W);
-  for (uint32_t w = 0; w < W; ++w) features[w] = &plan_.trainers[w].features;
-  report->loss_sum = ComputeAll(batch, features, report);
+  std::vector<const std::vector<oracle::BagGroup>*> groups(W);
+  for (uint32_t w = 0; w < W; ++w) {
+    features[w] = &plan_.trainers[w].features;
+    groups[w] = &plan_.trainers[w].bag_groups;
+  }
+  report->loss_sum = ComputeAll(batch, features, groups, report);
 
   t0 = Clock::now();
   SyncDense();
@@ -376,6 +382,7 @@ Result<bool> LockstepRun::StepDirect(StepReport* report) {
         f.unique_slots[u] = slot;
       }
     }
+    oracle::TakeGroups(&rows_, w, &direct_groups_[w]);
     parts_->trainers[w]->EnsureSlots(next);
     if (Status st = FetchInto(staged, {w}); !st.ok()) return st;
     report->fetched_rows += staged.size();
@@ -383,8 +390,12 @@ Result<bool> LockstepRun::StepDirect(StepReport* report) {
   report->fetch_s = Since(t0);
 
   std::vector<const std::vector<oracle::TableFeatures>*> features(W);
-  for (uint32_t w = 0; w < W; ++w) features[w] = &direct_features_[w];
-  report->loss_sum = ComputeAll(batch, features, report);
+  std::vector<const std::vector<oracle::BagGroup>*> groups(W);
+  for (uint32_t w = 0; w < W; ++w) {
+    features[w] = &direct_features_[w];
+    groups[w] = &direct_groups_[w];
+  }
+  report->loss_sum = ComputeAll(batch, features, groups, report);
 
   t0 = Clock::now();
   SyncDense();

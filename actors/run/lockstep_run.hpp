@@ -113,8 +113,9 @@ class LockstepRun {
   // Runs the W trainers' forward and backward passes on their slices of
   // `batch`, in parallel; returns the losses' sum and sets the report's
   // forward_s and backward_s (the slowest trainer's).
+  // features[w] and groups[w]: trainer w's features and dedup groups.
   double ComputeAll(const data::Batch& batch, const std::vector<const std::vector<oracle::TableFeatures>*>& features,
-                    StepReport* report);
+                    const std::vector<const std::vector<oracle::BagGroup>*>& groups, StepReport* report);
   void SyncDense();
   // Fetches rows (table, row, slot) from the shards into the given trainers' slots.
   Status FetchInto(const std::vector<oracle::RowSlot>& rows, const std::vector<uint32_t>& to_trainers);
@@ -147,6 +148,7 @@ class LockstepRun {
   std::vector<uint8_t> resident_touched_;
   oracle::BatchRows rows_;
   std::vector<std::vector<oracle::TableFeatures>> direct_features_;  // per trainer
+  std::vector<std::vector<oracle::BagGroup>> direct_groups_;         // per trainer
   std::vector<std::vector<oracle::RowSlot>> staged_;                 // per trainer
 
   std::vector<float> dense_sum_;

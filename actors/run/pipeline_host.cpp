@@ -189,6 +189,7 @@ Status PipelineHost::Spawn(caf::actor_system& sys, const PlannedActor& planned) 
       oracle_args.driver = driver_;
       oracle_args.plans_ahead = args_.plans_ahead;
       oracle_args.row_bytes = uint64_t{p.row_optimizer->row_floats()} * sizeof(float);
+      oracle_args.dedup_groups = p.cfg.dataset.dedup_groups;
       actor = oracle::SpawnOracleActor(sys, std::move(oracle_args));
       break;
     }
@@ -226,6 +227,11 @@ Status PipelineHost::Spawn(caf::actor_system& sys, const PlannedActor& planned) 
         sampler.options.max_batches = sampler.options.max_batches > done ? sampler.options.max_batches - done : 0;
       }
       sampler.consumer = (*oracle)[0];
+      // With dedup groups the batches travel as IKJT: the groups, and every
+      // other table deduplicated on its own.
+      if (!p.cfg.dataset.dedup_groups.empty()) {
+        sampler.dedup_groups = data::CompleteGroups(p.cfg.dataset.dedup_groups, p.T());
+      }
       actor = SpawnSampler(sys, std::move(sampler));
       break;
     }

@@ -127,8 +127,20 @@ std::string SourceName(const config::Config& cfg, Split split) {
 
 Status CheckSchema(const config::Config& cfg, const data::DatasetSchema& schema) {
   const auto& ds = cfg.dataset;
-  if (schema.num_dense() == static_cast<size_t>(ds.dense_features)) return Status::Ok();
   const std::string data = SourceName(cfg, Split::kTrain);
+  // The config counts the tables of some sources only: the rest are checked here.
+  for (size_t g = 0; g < ds.dedup_groups.size(); ++g) {
+    for (uint32_t t : ds.dedup_groups[g]) {
+      if (t >= schema.num_tables()) {
+        return Status::InvalidArgument("dataset.dedup_groups[" + std::to_string(g) + "].tables: table " +
+                                       std::to_string(t) + " does not exist: " + data + " has " +
+                                       std::to_string(schema.num_tables()) + " tables, 0 to " +
+                                       std::to_string(schema.num_tables() - 1) +
+                                       (cfg.path.empty() ? "" : " (in " + cfg.path + ")"));
+      }
+    }
+  }
+  if (schema.num_dense() == static_cast<size_t>(ds.dense_features)) return Status::Ok();
   return Status::InvalidArgument("dataset.dense_features is " + std::to_string(ds.dense_features) + ", but " + data +
                                  " (source = \"" + ds.source + "\") has " + std::to_string(schema.num_dense()) +
                                  " dense features: set dataset.dense_features = " +

@@ -41,7 +41,8 @@ std::string SourceName(const config::Config& cfg, Split split);
 // dataset.dense_features must equal the data's dense columns, since the
 // model's input width follows from it (a file's own schema silently taking
 // over would train another model than the config says). The error names
-// both values and the file.
+// both values and the file. Every table of dataset.dedup_groups must exist
+// in the data (the config itself cannot count every source's tables).
 Status CheckSchema(const config::Config& cfg, const data::DatasetSchema& schema);
 
 // The generator options the config describes for `split` (exposed for

@@ -68,9 +68,9 @@ void TryAdvance(Self self) {
     for (const oracle::RowSlot& r : *list) st.cached[CachedRowKey(r.table, r.row)] = r.slot;
   }
 
-  core.Forward(w.slice.samples, w.plan.features);
+  core.Forward(w.slice.samples, w.plan.features, w.plan.bag_groups);
   const double forwarded = NowSeconds();
-  w.loss = core.Backward(w.slice.samples, w.plan.features, 1.0f / static_cast<float>(w.batch_samples));
+  w.loss = core.Backward(w.slice.samples, w.plan.features, 1.0f / static_cast<float>(w.batch_samples), w.plan.bag_groups);
   const double computed = NowSeconds();
   w.times[kForward] = forwarded - start;
   w.times[kBackward] = computed - forwarded;

@@ -67,7 +67,19 @@ models::SliceView ViewOf(const data::SampleBlock& samples) {
   return view;
 }
 
-void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features) {
+void TrainerCore::MapGroups(const std::vector<oracle::BagGroup>& groups, size_t samples) {
+  bag_of_.assign(tables_, nullptr);
+  for (const oracle::BagGroup& g : groups) {
+    ACTORREC_ASSERT(g.bag_of.size() == samples, "a dedup group maps every sample of the slice");
+    for (uint32_t t : g.tables) {
+      ACTORREC_ASSERT(t < tables_ && bag_of_[t] == nullptr, "a dedup group's tables exist, in one group each");
+      bag_of_[t] = &g.bag_of;
+    }
+  }
+}
+
+void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
+                          const std::vector<oracle::BagGroup>& groups) {
   ACTORREC_ASSERT(features.size() == tables_, "one TableFeatures per table");
   const size_t n = samples.size();
   const size_t pooled_floats = n * tables_ * width_;
@@ -75,14 +87,44 @@ void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<or
     pooled_.resize(pooled_floats);
     pooled_grad_.resize(pooled_floats);
   }
-  PoolSlice(*backend_, cache_.data(), row_floats_, width_, pooling_, features, n, pooled_.data());
+  if (groups.empty()) {
+    bag_of_.clear();
+    PoolSlice(*backend_, cache_.data(), row_floats_, width_, pooling_, features, n, pooled_.data());
+  } else {
+    MapGroups(groups, n);
+    tuple_pooled_.resize(tables_);
+    const size_t stride = size_t{tables_} * width_;
+    for (uint32_t t = 0; t < tables_; ++t) {
+      const gpu::SlotBags bags = BagsOf(features[t]);
+      float* pooled = pooled_.data() + size_t{t} * width_;
+      if (bag_of_[t] == nullptr) {
+        ACTORREC_ASSERT(bags.samples == n, "a table's bags must cover the slice");
+        backend_->PoolBySlot(cache_.data(), row_floats_, width_, bags, pooling_, pooled, stride);
+        continue;
+      }
+      // Each tuple once, then to every sample that uses it.
+      const std::vector<uint32_t>& bag_of = *bag_of_[t];
+      ACTORREC_ASSERT(bag_of.empty() || *std::max_element(bag_of.begin(), bag_of.end()) < bags.samples,
+                      "a sample's tuple is one of its group's tuples");
+      std::vector<float>& tuples = tuple_pooled_[t];
+      tuples.resize(bags.samples * width_);
+      backend_->PoolBySlot(cache_.data(), row_floats_, width_, bags, pooling_, tuples.data(), width_);
+      backend_->GatherRows(tuples.data(), width_, width_, bag_of_[t]->data(), n, pooled, stride);
+    }
+  }
   model_->Forward(ViewOf(samples), pooled_.data());
 }
 
 double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
-                             float grad_scale) {
+                             float grad_scale, const std::vector<oracle::BagGroup>& groups) {
   ACTORREC_ASSERT(features.size() == tables_, "one TableFeatures per table");
   const double loss = model_->Backward(ViewOf(samples), pooled_.data(), pooled_grad_.data(), grad_scale);
+  const size_t n = samples.size();
+  if (groups.empty()) {
+    bag_of_.clear();
+  } else {
+    MapGroups(groups, n);
+  }
 
   if (++stamp_ == 0) {  // wrapped: forget every old stamp
     std::fill(grad_stamp_.begin(), grad_stamp_.end(), 0);
@@ -93,8 +135,16 @@ double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector
     const gpu::SlotBags bags = BagsOf(features[t]);
     std::vector<float>& grads = unique_grads_[t];
     grads.resize(bags.unique_count * width_);
-    backend_->BagGradToUnique(pooled_grad_.data() + size_t{t} * width_, stride, width_, bags, pooling_,
-                              grads.data());
+    if (bag_of_.empty() || bag_of_[t] == nullptr) {
+      backend_->BagGradToUnique(pooled_grad_.data() + size_t{t} * width_, stride, width_, bags, pooling_,
+                                grads.data());
+    } else {
+      // Per tuple first (its samples in ascending order), then to rows.
+      tuple_grad_.resize(bags.samples * width_);
+      backend_->SumRowsByIndex(pooled_grad_.data() + size_t{t} * width_, stride, width_, bag_of_[t]->data(), n,
+                               bags.samples, tuple_grad_.data(), width_);
+      backend_->BagGradToUnique(tuple_grad_.data(), width_, width_, bags, pooling_, grads.data());
+    }
     for (size_t u = 0; u < bags.unique_count; ++u) {
       const uint32_t s = bags.unique_slots[u];
       ACTORREC_ASSERT(s < slots_, "a feature slot is beyond the cache");

@@ -60,13 +60,30 @@ class TrainerCore {
   // The forward pass of the slice `samples` (labels, dense) whose sparse
   // features are `features` (one per table, in table order, slots into this
   // cache): pooling by slot, then the model.
-  void Forward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features);
+  void Forward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features) {
+    Forward(samples, features, {});
+  }
+  // With dedup groups (the plan's bag_groups): a group's tables are pooled
+  // once per distinct bag tuple of the slice and expanded to the samples
+  // through bag_of (Backend::GatherRows); the pooled values are bitwise
+  // those of the same bags pooled per sample.
+  void Forward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
+               const std::vector<oracle::BagGroup>& groups);
   // Right after Forward with the same arguments: the backward pass, down to
   // each touched row's gradient. grad_scale is 1 / global batch size, so
   // that the trainers' gradients sum to the gradient of the batch's mean
   // loss. Returns the sum of the slice's losses.
   double Backward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
-                  float grad_scale);
+                  float grad_scale) {
+    return Backward(samples, features, grad_scale, {});
+  }
+  // With the Forward's dedup groups: a group table's pooled gradients are
+  // first summed per tuple in ascending sample order
+  // (Backend::SumRowsByIndex), then reduced to rows over the tuples' bags.
+  // The same in every cache mode; against no dedup, only the order of the
+  // row gradients' sums differs.
+  double Backward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
+                  float grad_scale, const std::vector<oracle::BagGroup>& groups);
 
   // After Backward: this slice's gradient of the row in slot s (width()
   // floats), or nullptr when the slice did not touch it.
@@ -109,6 +126,13 @@ class TrainerCore {
   std::vector<float> pooled_;
   std::vector<float> pooled_grad_;
   std::vector<std::vector<float>> unique_grads_;  // per table: U × width
+  // Dedup groups: per table, the group's bag_of (null: not in a group, set
+  // by the last Forward), its tuples pooled (U × width) and their summed
+  // gradients.
+  void MapGroups(const std::vector<oracle::BagGroup>& groups, size_t samples);
+  std::vector<const std::vector<uint32_t>*> bag_of_;
+  std::vector<std::vector<float>> tuple_pooled_;
+  std::vector<float> tuple_grad_;
   // grad_stamp_[s] == stamp_: slot s was touched by the last Compute, and
   // its gradient is at grad_ptr_[s].
   std::vector<uint32_t> grad_stamp_;

@@ -97,7 +97,6 @@ Ikjt Deduplicate(const std::vector<SampleBlock::Table>& tables, const std::vecto
     for (size_t k = 0; k < g.tables.size(); ++k) JaggedIndexSelect(tables[g.tables[k]], representative, &g.unique[k]);
     out.groups.push_back(std::move(g));
   }
-  for (size_t t = 0; t < tables.size(); ++t) ACTORREC_ASSERT(seen[t] == 1, "every table in a group");
   return out;
 }
 
@@ -121,8 +120,27 @@ void JaggedIndexSelect(const SampleBlock::Table& bags, const std::vector<uint32_
 
 std::vector<SampleBlock::Table> Expand(const Ikjt& ikjt, size_t num_tables) {
   std::vector<SampleBlock::Table> out(num_tables);
+  std::vector<int> seen(num_tables, 0);
   for (const auto& g : ikjt.groups) {
-    for (size_t k = 0; k < g.tables.size(); ++k) JaggedIndexSelect(g.unique[k], g.inverse, &out[g.tables[k]]);
+    for (size_t k = 0; k < g.tables.size(); ++k) {
+      ACTORREC_ASSERT(g.tables[k] < num_tables && seen[g.tables[k]]++ == 0, "each table in exactly one group");
+      JaggedIndexSelect(g.unique[k], g.inverse, &out[g.tables[k]]);
+    }
+  }
+  for (size_t t = 0; t < num_tables; ++t) ACTORREC_ASSERT(seen[t] == 1, "every table in a group");
+  return out;
+}
+
+std::vector<std::vector<uint32_t>> CompleteGroups(const std::vector<std::vector<uint32_t>>& groups, size_t num_tables) {
+  std::vector<std::vector<uint32_t>> out = groups;
+  std::vector<bool> grouped(num_tables, false);
+  for (const auto& g : groups) {
+    for (uint32_t t : g) {
+      if (t < num_tables) grouped[t] = true;
+    }
+  }
+  for (size_t t = 0; t < num_tables; ++t) {
+    if (!grouped[t]) out.push_back({static_cast<uint32_t>(t)});
   }
   return out;
 }

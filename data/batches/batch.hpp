@@ -51,7 +51,8 @@ std::vector<std::vector<uint32_t>> SingletonGroups(size_t num_tables);
 // one IkjtGroup per entry of `groups`. Two samples share a tuple only when all
 // of the group's bags are equal; tuples are numbered in order of first use,
 // so the result depends on nothing but the input.
-// REQUIRES: every table index appears in exactly one group.
+// REQUIRES: every table index appears in at most one group (in exactly one
+// for an Ikjt that Expand or the batch codec takes).
 Ikjt Deduplicate(const std::vector<SampleBlock::Table>& tables, const std::vector<std::vector<uint32_t>>& groups);
 
 // The jagged index-select: bags indices[0], indices[1], ... of `bags`,
@@ -60,7 +61,12 @@ Ikjt Deduplicate(const std::vector<SampleBlock::Table>& tables, const std::vecto
 void JaggedIndexSelect(const SampleBlock::Table& bags, const std::vector<uint32_t>& indices, SampleBlock::Table* out);
 
 // Expands `ikjt` back to one KJT table per table index (num_tables entries).
+// REQUIRES: every table index in exactly one group.
 std::vector<SampleBlock::Table> Expand(const Ikjt& ikjt, size_t num_tables);
+
+// `groups`, then every table none of them lists in a group of its own: the
+// grouping that covers all `num_tables` tables (what the batch codec needs).
+std::vector<std::vector<uint32_t>> CompleteGroups(const std::vector<std::vector<uint32_t>>& groups, size_t num_tables);
 
 // Total ids in the KJT divided by total ids in the IKJT: how much the dedup
 // saves in ids moved and looked up (RecD's DedupeFactor over the batch).

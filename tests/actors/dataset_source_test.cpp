@@ -381,3 +381,19 @@ TEST_CASE("eval_fraction with an eval_path, or for an actorrec file, is a config
     }
   }
 }
+
+TEST_CASE("a dedup group naming a table the data does not have is refused naming the key", "[data][dedup]") {
+  // Sources whose tables the config cannot count (a file's header, a
+  // preset) are checked against the schema once the data is open.
+  config::Config cfg = config::LoadEmbeddedLocal();
+  data::DatasetSchema schema;
+  schema.dense_names.resize(static_cast<size_t>(cfg.dataset.dense_features));
+  schema.tables.resize(4);
+  cfg.dataset.dedup_groups = {{0, 1}, {3}};
+  REQUIRE(CheckSchema(cfg, schema).ok());
+  cfg.dataset.dedup_groups = {{0, 1}, {3, 4}};
+  const Status st = CheckSchema(cfg, schema);
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.message(), Catch::Contains("dataset.dedup_groups[1].tables: table 4 does not exist") &&
+                               Catch::Contains("has 4 tables"));
+}

@@ -44,7 +44,7 @@ class BenchDirOverride {
 
 TEST_CASE("every bench program prints its usage for --help and exits 0 without running", "[cli][bench]") {
   const std::string name = GENERATE(as<std::string>{}, "oracle_bench", "train_bench", "format_bench", "data_bench",
-                                    "gemm_bench", "collective_bench", "soak_bench");
+                                    "gemm_bench", "collective_bench", "soak_bench", "recd_bench");
   TempDir dir;
   // 20 s: the usage is instant, any benchmark run takes longer.
   const CliRun run = RunProgram(dir, {BenchBinary(name), "--help"}, "out.log", 20s);
@@ -72,6 +72,8 @@ TEST_CASE("a bad argument of a bench program is an error naming it, exit code 2"
       {"gemm_bench", {{"-3"}, "batch"}},
       {"collective_bench", {{"1024", "1"}, "ranks"}},
       {"soak_bench", {{"10", "8", "fast"}, "mode"}},
+      {"recd_bench", {{"--factors", "4,0"}, "--factors"}},
+      {"recd_bench", {{"--batch", "100", "--factors", "3"}, "--batch"}},
   }));
   TempDir dir;
   std::vector<std::string> argv = {BenchBinary(name)};

@@ -245,23 +245,30 @@ TEST_CASE("a run split across processes (sampler + oracle, 2 shards, 2 and 4 tra
           "[cluster]") {
   // Both trainer counts with the default mode; a mode planned with lookahead
   // and two planned without, once each; the trainers sum over the TLS
-  // collective, and once over Gloo (cluster.collective = "gloo").
-  const auto [trainers, mode, collective] = GENERATE(table<uint32_t, std::string, std::string>(
-      {{2, "lrpp_delayed", "tls"},
-       {4, "lrpp_delayed", "tls"},
-       {4, "lrpp", "tls"},
-       {2, "static_hot", "tls"},
-       {4, "ideal", "tls"},
-       {4, "lrpp_delayed", "gloo"}}));
-  INFO("trainers " << trainers << ", mode " << mode << ", collective " << collective);
+  // collective, and once over Gloo (cluster.collective = "gloo"); once with
+  // dedup groups over sessions (IKJT from the sampler's member, bag groups
+  // in the plans to the trainers' members).
+  const auto [trainers, mode, collective, dedup] = GENERATE(table<uint32_t, std::string, std::string, bool>(
+      {{2, "lrpp_delayed", "tls", false},
+       {4, "lrpp_delayed", "tls", false},
+       {4, "lrpp", "tls", false},
+       {2, "static_hot", "tls", false},
+       {4, "ideal", "tls", false},
+       {4, "lrpp_delayed", "gloo", false},
+       {2, "lrpp_delayed", "tls", true}}));
+  INFO("trainers " << trainers << ", mode " << mode << ", collective " << collective << ", dedup " << dedup);
   TempDir dir;
+  const std::string dataset_extra = dedup ? "[dataset.generator]\nsession_length = 8\nsession_dup = 0.9\n"
+                                            "[[dataset.dedup_groups]]\ntables = [0, 1, 2, 3]\n"
+                                            "[[dataset.dedup_groups]]\ntables = [5, 7]\n"
+                                          : "";
 
   // The reference: every role in one process, the same ranks and shards.
   const std::string single_dir = dir.File("single");
   WriteBytes(dir.File("single.toml"),
              SplitRun(single_dir, Member("one", 0, "\"all\"",
                                          "trainers = " + std::to_string(trainers) + "\nembedding_shards = 2\n"),
-                      mode));
+                      mode, 6144, "", dataset_extra));
   ChildProcess single({ActorrecBinary(), "train", "--config", dir.File("single.toml")}, dir.File("single.log"));
   INFO("log of the one-process run:\n" << single.Log());
   REQUIRE(single.WaitExit(120s) == 0);
@@ -281,7 +288,8 @@ TEST_CASE("a run split across processes (sampler + oracle, 2 shards, 2 and 4 tra
     members += Member(names.back(), FreePort(), "\"trainer\"", "trainers = 2\n");
   }
   WriteBytes(dir.File("split.toml"),
-             SplitRun(split_dir, members, mode, 6144, collective == "gloo" ? "collective = \"gloo\"\n" : ""));
+             SplitRun(split_dir, members, mode, 6144, collective == "gloo" ? "collective = \"gloo\"\n" : "",
+                      dataset_extra));
   std::vector<std::unique_ptr<ChildProcess>> procs;
   for (const auto& name : names) {
     procs.push_back(std::make_unique<ChildProcess>(

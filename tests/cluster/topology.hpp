@@ -11,7 +11,8 @@ inline const std::string kTestSecret = "a-test-secret-of-enough-length";
 
 // A small run as a topology: `members` is the [[cluster.member]] part.
 inline std::string SplitRun(const std::string& out_dir, const std::string& members, const std::string& mode,
-                            int samples = 6144, const std::string& cluster_extra = "") {
+                            int samples = 6144, const std::string& cluster_extra = "",
+                            const std::string& dataset_extra = "") {
   return R"(
 [run]
 name = "split"
@@ -30,7 +31,7 @@ sparse = "rowwise_adagrad"
 samples = )" + std::to_string(samples) + R"(
 eval_samples = 1024
 row_scale = 0.001
-
+)" + dataset_extra + R"(
 [training]
 mode = ")" + mode + R"("
 batch_size = 512

@@ -300,3 +300,36 @@ TEST_CASE("a NUL or an escape in a key or a value is shown escaped, never raw", 
   REQUIRE(error.find('\0') == std::string::npos);
   REQUIRE(error.find('\x1b') == std::string::npos);
 }
+
+TEST_CASE("dedup groups naming an unknown table, or a table twice, are errors naming the key", "[configs][dedup]") {
+  TempDir dir;
+  const std::string groups = "[dataset]\npreset = \"custom\"\ntable_rows = [10, 20, 30]\nsamples = 4096\n"
+                             "[[dataset.dedup_groups]]\ntables = [0, 1]\n[[dataset.dedup_groups]]\ntables = ";
+  auto with = [&](const std::string& second) {
+    return Replace(kValid, "[dataset]\nsamples = 4096\n", groups + second + "\n");
+  };
+  SECTION("a valid grouping is read, each group ascending") {
+    const Config c = ParseConfig(with("[2]"), "ok.toml");
+    REQUIRE(c.dataset.dedup_groups == std::vector<std::vector<uint32_t>>{{0, 1}, {2}});
+  }
+  SECTION("an unknown table") {
+    std::string text = with("[2, 3]");
+    std::string path = dir.Write("bad.toml", text);
+    REQUIRE_THAT(LoadError(path), Contains("dataset.dedup_groups[1].tables: table 3 does not exist: the dataset has "
+                                           "3 tables, 0 to 2"));
+  }
+  SECTION("a table in two groups") {
+    std::string text = with("[2, 1]");
+    std::string path = dir.Write("bad.toml", text);
+    REQUIRE_THAT(LoadError(path), Contains("dataset.dedup_groups[1].tables: table 1 is already in "
+                                           "dataset.dedup_groups[0]"));
+  }
+  SECTION("a group without tables, or with a negative one") {
+    std::string text = with("[-1]");
+    std::string path = dir.Write("bad.toml", text);
+    REQUIRE_THAT(LoadError(path), Contains("dataset.dedup_groups[1].tables[0]: expected an integer"));
+    text = Replace(kValid, "[dataset]\nsamples = 4096\n", "[dataset]\nsamples = 4096\n[[dataset.dedup_groups]]\n");
+    path = dir.Write("bad2.toml", text);
+    REQUIRE_THAT(LoadError(path), Contains("dataset.dedup_groups[0].tables: missing"));
+  }
+}

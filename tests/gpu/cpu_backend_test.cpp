@@ -146,6 +146,43 @@ TEST_CASE("PoolBySlot and BagGradToUnique equal the reference loops bitwise", "[
   }
 }
 
+TEST_CASE("GatherRows copies rows by index and SumRowsByIndex sums them back in ascending order, bitwise",
+          "[gpu][dedup]") {
+  auto be = MakeCpuBackend();
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    data::gen::Rng rng(seed);
+    const size_t width = 1 + rng.Below(40), groups = 1 + rng.Below(10), n = 1 + rng.Below(50);
+    const size_t src_stride = width + rng.Below(3), out_stride = width + rng.Below(3);
+    INFO("seed " << seed << " width " << width);
+    std::vector<uint32_t> index(n);
+    for (uint32_t& i : index) i = static_cast<uint32_t>(rng.Below(groups));
+    std::vector<float> src(groups * src_stride);
+    for (float& x : src) x = RandomValue(rng);
+    std::vector<float> gathered(n * out_stride, 7.0f), want = gathered;
+    be->GatherRows(src.data(), src_stride, width, index.data(), n, gathered.data(), out_stride);
+    for (size_t i = 0; i < n; ++i) {
+      std::memcpy(want.data() + i * out_stride, src.data() + size_t{index[i]} * src_stride, width * sizeof(float));
+    }
+    CHECK(SameBits(gathered, want));
+
+    // Per group: its rows added one by one in ascending i, from -0.
+    std::vector<float> in(n * out_stride);
+    for (float& x : in) x = RandomValue(rng);
+    std::vector<float> sums(groups * src_stride, 3.0f), expected = sums;
+    be->SumRowsByIndex(in.data(), out_stride, width, index.data(), n, groups, sums.data(), src_stride);
+    for (size_t u = 0; u < groups; ++u) {
+      for (size_t j = 0; j < width; ++j) {
+        float acc = -0.0f;
+        for (size_t i = 0; i < n; ++i) {
+          if (index[i] == u) acc += in[i * out_stride + j];
+        }
+        expected[u * src_stride + j] = acc;
+      }
+    }
+    CHECK(SameBits(sums, expected));
+  }
+}
+
 TEST_CASE("Pooling keeps signed zeros: one-row bags copy the row, unused rows get -0", "[gpu]") {
   auto be = MakeCpuBackend();
   const std::vector<float> rows{-0.0f, 1.0f, 2.0f, -0.0f};  // two rows of width 2

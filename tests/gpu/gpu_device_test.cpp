@@ -150,22 +150,7 @@ TEST_CASE("DLRM trained on the GPU ends bitwise equal in every mode, W = 1 and 2
       c.trainers = w;
       c.pooling = pooling;
       c.sparse = "adagrad";
-      const uint64_t reference = LockstepDigest(c);
-      for (const char* mode : {"static_hot", "ideal"}) {
-        c.mode = mode;
-        c.cache_rows = 512;
-        INFO("W=" << w << " " << pooling << " " << mode);
-        CHECK(LockstepDigest(c) == reference);
-      }
-      c.cache_rows = 8192;
-      for (const char* mode : {"lrpp_delayed", "lrpp", "replicated"}) {
-        for (int l : {1, 3}) {
-          c.mode = mode;
-          c.lookahead = l;
-          INFO("W=" << w << " " << pooling << " " << mode << " L=" << l);
-          CHECK(LockstepDigest(c) == reference);
-        }
-      }
+      CheckEveryModeEqualsNoCache(c, "W=" + std::to_string(w) + " " + pooling);
     }
   }
 }

@@ -190,3 +190,81 @@ TEST_CASE("offsets that decrease are refused, also where they would reach past t
   REQUIRE(s.code() == Status::Code::kInvalidArgument);
   REQUIRE_THAT(s.message(), Catch::Contains("table 1: offsets decrease"));
 }
+
+namespace {
+
+// 96 samples in sessions of 4: tables 0 and 1 (multi-hot) repeat within a
+// session, table 2 (single-hot) changes every sample.
+data::SampleBlock SessionBatch() {
+  data::SampleBlock b;
+  b.Reset(0, 3);
+  for (uint32_t i = 0; i < 96; ++i) {
+    const uint32_t user = i / 4;
+    b.labels.push_back(0);
+    for (uint32_t q = 0; q <= user % 3; ++q) b.tables[0].values.push_back((user * 7 + q) % 50);
+    b.tables[0].CloseBag();
+    for (uint32_t q = 0; q <= user % 2; ++q) b.tables[1].values.push_back((user + q) % 9);
+    b.tables[1].CloseBag();
+    b.tables[2].AppendSingle(i % 13);
+  }
+  return b;
+}
+
+// Table t's bag of sample i of slice w, as the slice describes it: through
+// the group's bag_of when the table is grouped.
+std::vector<data::RowId> PlannedBag(const BatchRows& rows, uint32_t w, uint32_t t, uint32_t i) {
+  uint32_t bag = i;
+  for (uint32_t g = 0; g < rows.group_count; ++g) {
+    const BagGroup& group = rows.groups[size_t{w} * rows.group_count + g];
+    if (std::find(group.tables.begin(), group.tables.end(), t) != group.tables.end()) bag = group.bag_of[i];
+  }
+  const SliceTable& s = rows.slice(w, t);
+  std::vector<data::RowId> out;
+  for (uint32_t p = s.offsets[bag]; p < s.offsets[bag + 1]; ++p) out.push_back(s.rows[s.inverse[p]]);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a dedup group plans each slice's distinct bag tuples once, and every sample finds its bags", "[oracle][dedup]") {
+  const data::SampleBlock batch = SessionBatch();
+  const uint32_t trainers = GENERATE(1u, 3u);
+  BatchRowsBuilder builder({50, 9, 13});
+  builder.SetDedupGroups({{0, 1}});
+  BatchRows rows;
+  REQUIRE(builder.Build(batch, trainers, &rows).ok());
+  REQUIRE(rows.group_count == 1);
+  for (uint32_t w = 0; w < trainers; ++w) {
+    const SampleRange r = SliceOf(96, trainers, w);
+    const BagGroup& group = rows.groups[w];
+    REQUIRE(group.tables == std::vector<uint32_t>{0, 1});
+    REQUIRE(group.bag_of.size() == r.end - r.begin);
+    // Sessions of 4 cut by the slice's ends: one tuple per session piece.
+    const uint32_t tuples = (r.end - 1) / 4 - r.begin / 4 + 1;
+    CHECK(rows.slice(w, 0).offsets.size() == tuples + 1);
+    CHECK(rows.slice(w, 1).offsets.size() == tuples + 1);
+    CHECK(rows.slice(w, 2).offsets.size() == r.end - r.begin + 1);  // not grouped: per sample
+    for (uint32_t i = r.begin; i < r.end; ++i) {
+      for (uint32_t t = 0; t < 3; ++t) {
+        const auto& kjt = batch.tables[t];
+        const std::vector<data::RowId> want(kjt.values.begin() + kjt.offsets[i], kjt.values.begin() + kjt.offsets[i + 1]);
+        REQUIRE(PlannedBag(rows, w, t, i - r.begin) == want);
+      }
+    }
+  }
+  // The sampler's IKJT (every other table alone) gives the same rows.
+  const data::Ikjt ikjt = data::Deduplicate(batch.tables, data::CompleteGroups({{0, 1}}, 3));
+  BatchRows from_ikjt;
+  REQUIRE(builder.Build(batch, trainers, &from_ikjt, &ikjt).ok());
+  CHECK(from_ikjt.slices == rows.slices);
+  CHECK(from_ikjt.groups == rows.groups);
+}
+
+TEST_CASE("a dedup group of a single-hot and a multi-hot table is refused naming the key", "[oracle][dedup]") {
+  BatchRowsBuilder builder({50, 9, 13});
+  builder.SetDedupGroups({{1}, {0, 2}});
+  BatchRows rows;
+  const Status st = builder.Build(SessionBatch(), 2, &rows);
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.message(), Catch::Contains("dataset.dedup_groups[1].tables") && Catch::Contains("single-hot"));
+}

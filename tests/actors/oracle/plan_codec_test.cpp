@@ -77,6 +77,20 @@ TEST_CASE("the plan codec refuses plans a trainer could not follow", "[oracle]")
     plan.features[1].offsets = {0, 3};
     REQUIRE_THAT(wire::DecodePlan(wire::EncodePlan(plan), &out).message(), Catch::Contains("samples"));
   }
+  SECTION("a bag group: its tables hold U tuples, its samples name them") {
+    // Table 0's two samples share one tuple: one bag over the group.
+    plan.features[0].offsets = {0, 3};
+    plan.bag_groups = {{{0}, {0, 0}}};
+    REQUIRE(wire::DecodePlan(wire::EncodePlan(plan), &out).ok());
+    CHECK(out == plan);
+    plan.bag_groups[0].bag_of[1] = 1;
+    REQUIRE_THAT(wire::DecodePlan(wire::EncodePlan(plan), &out).message(),
+                 Catch::Contains("bag group 0: sample 1 uses tuple 1 of 1"));
+    plan.bag_groups[0].bag_of = {0, 0, 0};
+    REQUIRE_THAT(wire::DecodePlan(wire::EncodePlan(plan), &out).message(), Catch::Contains("samples"));
+    plan.bag_groups = {{{0, 2}, {0, 0}}};
+    REQUIRE_THAT(wire::DecodePlan(wire::EncodePlan(plan), &out).message(), Catch::Contains("table 2"));
+  }
   SECTION("truncated bytes") {
     auto frame = wire::EncodePlan(plan);
     frame.bytes.resize(frame.bytes.size() - 8);

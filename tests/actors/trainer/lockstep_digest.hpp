@@ -42,4 +42,28 @@ inline uint64_t LockstepDigest(const Case& c, std::string* report = nullptr,
   return (*run)->ParameterDigest();
 }
 
+// Runs `c` in every mode against its no_cache run (the given c.mode is
+// ignored) and CHECKs each digest equal: static_hot and ideal with a small
+// cache (most rows fetched), the lookahead modes with L = 1 and 3. `label`
+// names the case in failures.
+inline void CheckEveryModeEqualsNoCache(Case c, const std::string& label) {
+  c.mode = "no_cache";
+  const uint64_t reference = LockstepDigest(c);
+  for (const char* mode : {"static_hot", "ideal"}) {
+    c.mode = mode;
+    c.cache_rows = 512;
+    INFO(label << " " << mode);
+    CHECK(LockstepDigest(c) == reference);
+  }
+  c.cache_rows = 8192;
+  for (const char* mode : {"lrpp_delayed", "lrpp", "replicated"}) {
+    for (int l : {1, 3}) {
+      c.mode = mode;
+      c.lookahead = l;
+      INFO(label << " " << mode << " L=" << l);
+      CHECK(LockstepDigest(c) == reference);
+    }
+  }
+}
+
 }  // namespace actorrec::trainer

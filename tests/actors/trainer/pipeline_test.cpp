@@ -233,6 +233,28 @@ TEST_CASE("the modes without lookahead run on the pipeline and equal the lockste
   }
 }
 
+TEST_CASE("with dedup groups the pipeline (IKJT from the sampler, bag groups in the plans) equals the lockstep run",
+          "[trainer][pipeline][dedup]") {
+  for (const char* mode : {"lrpp_delayed", "no_cache", "ideal"}) {
+    for (int trainers : {1, 2}) {
+      Case c;
+      c.mode = mode;
+      c.trainers = trainers;
+      c.sparse = "adagrad";
+      c.session_length = 8;
+      c.session_dup = "[0.95, 0.95, 0.6, 0.0]";
+      c.dedup_groups = {"[0, 1]", "[2]"};
+      const config::Config cfg = config::ParseConfig(ConfigText(c), "pipeline.toml");
+      CAPTURE(mode, trainers);
+      int batches = 0;
+      const uint64_t reference = TrainLockstep(cfg, &batches);
+      const PipelineResult got = TrainPipeline(cfg);
+      CHECK(got.batches == batches);
+      CHECK(got.digest == reference);
+    }
+  }
+}
+
 TEST_CASE("no_cache stops the pipeline naming training.cache_rows when a batch does not fit its staging slots",
           "[trainer][pipeline]") {
   Case c;

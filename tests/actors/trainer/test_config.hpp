@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace actorrec::trainer {
 
@@ -28,6 +29,12 @@ struct Case {
   // (tests/gpu/gpu_device_test.cpp), so that these tests check the same
   // backend on every machine instead of `auto` picking a GPU where one is.
   std::string backend = "cpu";
+  // Sessions of the generator (RecD): samples per session and each table's
+  // probability of repeating the previous sample's bag.
+  int session_length = 1;
+  std::string session_dup;  // TOML value, e.g. "[0.9, 0.9, 0.0, 0.0]"; empty: none
+  // [[dataset.dedup_groups]], one TOML array of table indices each, e.g. "[0, 1]".
+  std::vector<std::string> dedup_groups;
 };
 
 inline std::string ConfigText(const Case& c) {
@@ -47,6 +54,9 @@ inline std::string ConfigText(const Case& c) {
        "dense_features = "
     << c.dense_features << "\nsamples = " << c.batch_size * c.batches << "\neval_samples = 128\n";
   t << "[dataset.generator]\nskew = \"" << c.skew << "\"\nbag = \"uniform\"\nbag_min = 0\nbag_max = 3\n";
+  if (c.session_length != 1) t << "session_length = " << c.session_length << "\n";
+  if (!c.session_dup.empty()) t << "session_dup = " << c.session_dup << "\n";
+  for (const std::string& g : c.dedup_groups) t << "[[dataset.dedup_groups]]\ntables = " << g << "\n";
   t << "[training]\nmode = \"" << c.mode << "\"\nbatch_size = " << c.batch_size << "\nepochs = " << c.epochs << "\nlookahead = " << c.lookahead
     << "\ncache_rows = " << c.cache_rows << "\n";
   t << "backend = \"" << c.backend << "\"\n";
