@@ -670,14 +670,17 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
       window_samples = 0;
       last_print = Clock::now();
     }
-    if (cfg.training.eval_every != 0 && totals.batches % cfg.training.eval_every == 0) {
+    // Evaluations and checkpoints fall on global batches, so a resumed or
+    // recovered run evaluates where the uninterrupted one does.
+    const uint64_t global = first + totals.batches;
+    if (cfg.training.eval_every != 0 && global % cfg.training.eval_every == 0) {
       if (!evaluate("periodic")) {
         code = kExitFailure;
         break;
       }
     }
     if (!options.checkpoint_dir.empty() && options.checkpoint_every != 0 &&
-        totals.batches % options.checkpoint_every == 0 && !last) {
+        global % options.checkpoint_every == 0 && !last) {
       if (!checkpoint("periodic")) {
         code = kExitFailure;
         break;

@@ -168,7 +168,13 @@ Status PipelineRun::Launch(const config::Config& cfg, const RunPosition& start, 
   next_report_ = first_batch_;
   next_data_ = start.next;
   acked_.assign(W, first_batch_);
-  if (options_.pause_every > 0) hold_ = first_batch_ + static_cast<int64_t>(options_.pause_every) - 1;
+  if (options_.pause_every > 0) {
+    // Pause points are global batches (P−1, 2P−1, …), wherever the run
+    // resumed, so a resumed run evaluates and checkpoints where the
+    // uninterrupted one does.
+    const auto P = static_cast<int64_t>(options_.pause_every);
+    hold_ = first_batch_ / P * P + P - 1;
+  }
   publish_driver(driver);
 
   PipelineHost::Args args;

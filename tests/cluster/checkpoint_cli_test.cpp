@@ -84,6 +84,41 @@ TEST_CASE("train --resume from a mid-run checkpoint ends where the whole run end
   CHECK(std::regex_match(first, std::regex("[01],0\\.[0-9]+")));
 }
 
+TEST_CASE("a run resumed between evaluations evaluates at the whole run's batches, with its results", "[cli]") {
+  // Checkpoints after batch 25 (and the final 40); evaluations every 10. A
+  // resumed run must evaluate after global batches 30 and 40, as the whole
+  // run did, not 10 batches after it resumed (35).
+  TempDir dir;
+  std::ofstream(dir.File("ck.toml")) << kConfig;
+  auto whole = Actorrec(dir, {"train", "-c", "ck.toml", "--checkpoint-dir", "ck", "--checkpoint-every", "25"},
+                        "whole.log");
+  INFO(whole.output);
+  REQUIRE(whole.code == 0);
+  REQUIRE_THAT(whole.output, Catch::Contains("checkpoint periodic after 25 batches: ck"));
+  const std::vector<std::string> whole_evals = EvalsIn(ReadBytes(dir.File("runs/ck/metrics.jsonl")));
+
+  std::ofstream(dir.File("ck/LATEST"), std::ios::trunc) << "batch-25\n";
+  auto resumed = Actorrec(dir, {"train", "-c", "ck.toml", "--resume", "ck"}, "resumed.log");
+  INFO(resumed.output);
+  REQUIRE(resumed.code == 0);
+  REQUIRE_THAT(resumed.output, Catch::Contains("resumed from ck after batch 25"));
+  // metrics.jsonl keeps both attempts: the resumed one's evaluations are the
+  // lines after its "attempt" line.
+  const std::string metrics = ReadBytes(dir.File("runs/ck/metrics.jsonl"));
+  const size_t second = metrics.rfind("{\"event\":\"attempt\"");
+  REQUIRE(second != std::string::npos);
+  REQUIRE(second > 0);
+  const std::vector<std::string> resumed_evals = EvalsIn(metrics.substr(second));
+  std::vector<std::string> expected;
+  for (const std::string& e : whole_evals) {
+    if (e.find("\"batches\":30,") != std::string::npos || e.find("\"batches\":40,") != std::string::npos) {
+      expected.push_back(e);
+    }
+  }
+  REQUIRE(expected.size() >= 2);
+  CHECK(resumed_evals == expected);
+}
+
 TEST_CASE("resume refuses a checkpoint made with another config, naming the key", "[cli]") {
   TempDir dir;
   std::ofstream(dir.File("ck.toml")) << kConfig;
