@@ -28,9 +28,10 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr int kBatches = 24;  // 12288 samples of 512
-// A multiple of training.eval_every (5): a resumed run evaluates every 5
-// batches from its snapshot, so every evaluation falls on a batch the
-// uninterrupted run evaluates too, and must equal it.
+// Snapshots every 5 batches, evaluations every 5 (training.eval_every):
+// evaluations fall on global batches (multiples of eval_every) wherever a
+// run resumed, so each recovered run's evaluation must equal the
+// uninterrupted run's of the same batch.
 constexpr int kSnapshotEvery = 5;
 
 // sampler + oracle on the coordinator a, both shards on e, two trainer
