@@ -132,6 +132,12 @@ std::vector<Program> ProgramsOf(const std::string& what) {
     programs.push_back({"train_bench", {"8", "0.01", "2"}, {"24", "0.05", "2"}, true, "samples_per_s", "samples/s",
                         {"mode", "driver"}});
   }
+  if (what == "recd" || what == "all") {
+    // RecD's dedup groups off against on: small, DedupeFactor 1, 4 and 16 on
+    // short runs; full, the sweep docs/benchmarks.md reports.
+    programs.push_back({"recd_bench", {"--factors", "1,4,16", "--batches", "4", "--reps", "3"}, {"--reps", "20"}, true,
+                        "emb_speedup", "embedding-part speed-up, dedup on vs off", {"factor"}});
+  }
   return programs;
 }
 
@@ -198,8 +204,9 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
       "bench",
       "Run the benchmarks (tools/bench) and show their measured ratios; keep their output, CSV tables and SVG "
       "charts in --out. Small sizes by default (a minute or so), --full for the sizes docs/benchmarks.md reports.");
-  bench->add_option("what", flags->what, "oracle, data, train, cluster (root: the network testbed), simulate or all")
-      ->check(CLI::IsMember({"oracle", "data", "train", "cluster", "simulate", "all"}));
+  bench->add_option("what", flags->what,
+                    "oracle, data, train, recd (RecD's dedup groups), cluster (root: the network testbed), simulate or all")
+      ->check(CLI::IsMember({"oracle", "data", "train", "recd", "cluster", "simulate", "all"}));
   bench->add_flag("--full", flags->full, "the documented sizes (minutes to an hour) instead of the small ones");
   bench->add_flag("--profile", flags->profile,
                   "measure this machine's hardware profile (GEMM rate, memory bandwidth, loopback network) into "
@@ -211,7 +218,8 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
       ->check(CLI::ExistingFile);
   bench->callback([flags] {
     if (flags->what.empty() && !flags->profile) {
-      throw CLI::ValidationError("bench", "name what to run (oracle, data, train, cluster, simulate, all), or --profile");
+      throw CLI::ValidationError("bench",
+                                 "name what to run (oracle, data, train, recd, cluster, simulate, all), or --profile");
     }
   });
   return [flags] { return RunBench(*flags); };

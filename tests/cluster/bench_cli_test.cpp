@@ -130,6 +130,24 @@ TEST_CASE("actorrec bench runs a bench program and keeps its output, CSV and SVG
   CHECK_THAT(broken.output, Catch::Contains("oracle_bench exited with code 3"));
 }
 
+TEST_CASE("actorrec bench recd runs the real recd_bench and charts its embedding speed-up per DedupeFactor",
+          "[cli][bench]") {
+  TempDir dir;
+  const CliRun run = Actorrec(dir, {"bench", "recd", "--out", dir.File("out")}, "out.log", 120s);
+  INFO(run.output);
+  REQUIRE(run.code == 0);
+  const std::string csv = ReadBytes(dir.File("out/recd_bench.csv"));
+  CHECK_THAT(csv, Catch::StartsWith("factor,model_df,measured_df,emb_ms_off,emb_ms_on,emb_speedup,"));
+  // The three factors of the small size, each a row (its measured factor
+  // equals the model's on the generator's sessions).
+  for (const char* row : {"\n1,1.000000,1.000000,", "\n4,4.000000,4.000000,", "\n16,16.000000,16.000000,"}) {
+    CHECK_THAT(csv, Catch::Contains(row));
+  }
+  const std::string svg = ReadBytes(dir.File("out/recd_bench.svg"));
+  CHECK_THAT(svg, Catch::StartsWith("<svg"));
+  CHECK_THAT(svg, Catch::Contains("embedding-part speed-up"));
+}
+
 TEST_CASE("actorrec bench --profile writes a hardware profile with every key", "[cli][bench]") {
   TempDir dir;
   const CliRun run = Actorrec(dir, {"bench", "--profile", "--out", dir.File("out")});

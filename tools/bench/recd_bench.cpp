@@ -59,6 +59,7 @@ struct Flags {
   int batch = 4096;
   int bag = 16;
   int reps = 5;
+  std::string csv;  // --csv: the table's rows, for `actorrec bench recd`
 };
 
 // Parses the command line (tools/bench/bench_cli.hpp): exits 0 after
@@ -80,6 +81,7 @@ Flags ParseFlags(int argc, char** argv) {
   app.add_option("--reps", f.reps, "repeats of the embedding-part timing, best kept")
       ->check(CLI::Range(1, 1 << 24))
       ->capture_default_str();
+  bench::AddCsvFlag(app, &f.csv);
   if (const int code = bench::ParseArgs(app, argc, argv); code >= 0) std::exit(code);
   for (uint32_t s : f.factors) {
     if (f.batch % static_cast<int>(s) != 0) {
@@ -247,8 +249,18 @@ int main(int argc, char** argv) {
   std::printf("| factor S | model DF | measured DF | emb ms off | emb ms on | emb speedup | samples/s off | samples/s on "
               "| e2e speedup | sampler->oracle KiB off/on | oracle->trainer KiB off/on | ids planned off/on | rows "
               "fetched off/on |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  bench::CsvTable csv(f.csv, {"factor", "model_df", "measured_df", "emb_ms_off", "emb_ms_on", "emb_speedup",
+                              "samples_per_s_off", "samples_per_s_on", "e2e_speedup", "sampler_kib_off",
+                              "sampler_kib_on", "plan_kib_off", "plan_kib_on", "rows_fetched_off", "rows_fetched_on"});
   for (uint32_t s : f.factors) {
     const Row off = Measure(f, s, false), on = Measure(f, s, true);
+    csv.Row({std::to_string(s), std::to_string(data::stats::ModelDedupeFactor(s, 1.0)),
+             std::to_string(on.measured_factor), std::to_string(off.emb_ms), std::to_string(on.emb_ms),
+             std::to_string(off.emb_ms / on.emb_ms), std::to_string(off.samples_per_s),
+             std::to_string(on.samples_per_s), std::to_string(on.samples_per_s / off.samples_per_s),
+             std::to_string(off.sampler_bytes / 1024), std::to_string(on.sampler_bytes / 1024),
+             std::to_string(off.plan_bytes / 1024), std::to_string(on.plan_bytes / 1024),
+             std::to_string(off.rows_fetched), std::to_string(on.rows_fetched)});
     std::printf("| %u | %.2f | %.2f | %.2f | %.2f | %.2fx | %.0f | %.0f | %.2fx | %.0f / %.0f | %.0f / %.0f | %.0f / %.0f "
                 "| %.0f / %.0f |\n",
                 s, data::stats::ModelDedupeFactor(s, 1.0), on.measured_factor, off.emb_ms, on.emb_ms,
