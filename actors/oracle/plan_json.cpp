@@ -79,6 +79,21 @@ std::string PlanToJson(const TrainerPlan& plan) {
     out.push_back('}');
   }
   out.push_back(']');
+  // Only with dedup groups (dataset.dedup_groups), so that a plan without
+  // them dumps as it always did.
+  if (!plan.bag_groups.empty()) {
+    Key("bagGroups", &out);
+    out.push_back('[');
+    for (size_t i = 0; i < plan.bag_groups.size(); ++i) {
+      out.append(i ? ",{" : "{");
+      Key("tables", &out);
+      Numbers(plan.bag_groups[i].tables, &out);
+      Key("bagOf", &out);
+      Numbers(plan.bag_groups[i].bag_of, &out);
+      out.push_back('}');
+    }
+    out.push_back(']');
+  }
   Key("privateRows", &out);
   Rows(plan.private_rows, &out);
   Key("critical", &out);

@@ -144,6 +144,16 @@ TEST_CASE("a plan dumps as one documented JSON line", "[oracle]") {
           R"("evictions":[[0,9,1,0]]})");
 }
 
+TEST_CASE("a plan with dedup groups dumps them after its features", "[oracle]") {
+  Result<Plans> plans = PlanAll(Options(2), Bagpipe());
+  REQUIRE(plans.ok());
+  TrainerPlan plan = (*plans)[0][0];
+  plan.bag_groups.push_back({{0, 2}, {0, 1, 0}});
+  const std::string json = PlanToJson(plan);
+  CHECK_THAT(json, Catch::Contains(R"("offsets":[0,1,2]}],"bagGroups":[{"tables":[0,2],"bagOf":[0,1,0]}],)"
+                                   R"("privateRows":)"));
+}
+
 TEST_CASE("the plan dump writes one line per batch and trainer for the first batches", "[oracle]") {
   const Workload w = MakeWorkload(3, Skew::kZipf08, 12, 8, {20, 100});
   PlannerOptions options;
