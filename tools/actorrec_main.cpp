@@ -217,6 +217,9 @@ int main(int argc, char** argv) {
                    "as for train; read by the coordinator, whose embedding shards write their files into it on "
                    "their own hosts: give a directory every member sees (a shared filesystem)");
   node->add_option("--checkpoint-every", node_options.checkpoint_every, "as for train (the coordinator)");
+  node->add_option("--inspect", node_options.inspect_address,
+                   "the coordinator: serve the live inspector of the whole cluster at HOST:PORT, or 'off' (default: "
+                   "run.inspect_address); ignored by the other members");
   node->add_option("--resume", node_options.resume_dir,
                    "continue the cluster run saved in this checkpoint directory: give every member the same one "
                    "(each loads its shards and dense replicas from it; the coordinator checks)")

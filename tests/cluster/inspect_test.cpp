@@ -9,6 +9,7 @@
 
 #include "http/client.hpp"
 #include "tests/cluster/child_process.hpp"
+#include "tests/cluster/topology.hpp"
 
 using namespace actorrec::testing;
 using namespace std::chrono_literals;
@@ -229,4 +230,30 @@ TEST_CASE("a run directory keeps every attempt, and report renders it as one HTM
   auto missing = Actorrec(dir, {"report", "runs/none"}, "missing.log", 60s);
   REQUIRE(missing.code == 2);
   REQUIRE_THAT(missing.output, Catch::Contains("cannot read runs/none/metrics.jsonl"));
+}
+
+TEST_CASE("a cluster's coordinator serves the inspector at node --inspect, with every member's actors",
+          "[cli][inspect]") {
+  TempDir dir;
+  const uint16_t port_a = FreePort(), port_b = FreePort(), inspect_port = FreePort();
+  WriteBytes(dir.File("topology.toml"),
+             SplitRun(dir.File("runs"),
+                      Member("a", port_a, "\"sampler\", \"oracle\"") +
+                          Member("b", port_b, "\"embedding\", \"trainer\"", "trainers = 2\nembedding_shards = 2\n"),
+                      "lrpp_delayed", 40960));
+  const std::string at = "127.0.0.1:" + std::to_string(inspect_port);
+  ChildProcess a({ActorrecBinary(), "node", "--config", dir.File("topology.toml"), "--member", "a", "--inspect", at},
+                 dir.File("a.log"));
+  ChildProcess b({ActorrecBinary(), "node", "--config", dir.File("topology.toml"), "--member", "b"}, dir.File("b.log"));
+  INFO("log of a:\n" << a.Log() << "\nlog of b:\n" << b.Log());
+  REQUIRE(a.WaitForLog("inspector: http://" + at + "/", 60s));
+  const std::string seen = SnapshotWhen(inspect_port, [](const std::string& s) {
+    return s.find("\"state\":\"training\"") != std::string::npos &&
+           s.find("\"name\":\"trainer[1]\"") != std::string::npos;
+  });
+  INFO(seen.substr(0, 2000));
+  CHECK_THAT(seen, Catch::Contains("\"name\":\"trainer[1]\",\"role\":\"trainer\""));
+  CHECK_THAT(seen, Catch::Contains("\"name\":\"oracle\",\"role\":\"oracle\""));
+  REQUIRE(a.WaitExit(120s) == 0);
+  REQUIRE(b.WaitExit(30s) == 0);
 }
