@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "actors/common/exit_codes.hpp"
+#include "actors/node/stop_signals.hpp"
 
 namespace actorrec {
 
@@ -63,15 +64,6 @@ std::string DescribeWorkerEnd(const WorkerEnd& end) {
 
 namespace {
 
-sigset_t StopSignals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGHUP);
-  return set;
-}
-
 std::string SelfExe() {
   char buf[PATH_MAX];
   const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
@@ -102,8 +94,7 @@ pid_t StartWorker(const std::string& exe, const std::vector<std::string>& args) 
 }  // namespace
 
 int RunAgent(const AgentArgs& args) {
-  const sigset_t stops = StopSignals();
-  pthread_sigmask(SIG_BLOCK, &stops, nullptr);
+  const sigset_t stops = BlockStopSignals();
   const std::string exe = SelfExe();
   RestartPolicy policy(args.max_restarts, args.backoff_ms);
   bool stop_requested = false;
@@ -126,10 +117,7 @@ int RunAgent(const AgentArgs& args) {
         spdlog::error("agent of member '{}': waiting for worker pid {}: {}", args.member, pid, strerror(errno));
         return kExitFailure;
       }
-      timespec ts{0, 50 * 1000 * 1000};
-      siginfo_t info;
-      const int sig = sigtimedwait(&stops, &info, &ts);
-      if (sig > 0) {
+      if (const int sig = WaitSignal(stops, std::chrono::milliseconds(50)); sig > 0) {
         stop_requested = true;
         if (++signals == 1) {
           spdlog::warn("agent of member '{}': {} received; passing it to worker pid {}", args.member, strsignal(sig),
@@ -165,9 +153,7 @@ int RunAgent(const AgentArgs& args) {
     const auto until = Clock::now() + d.delay;
     while (Clock::now() < until) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
-      timespec ts{0, static_cast<long>(std::clamp<int64_t>(left, 1, 50)) * 1000 * 1000};
-      siginfo_t info;
-      if (const int sig = sigtimedwait(&stops, &info, &ts); sig > 0) {
+      if (const int sig = WaitSignal(stops, std::chrono::milliseconds(std::clamp<int64_t>(left, 1, 50))); sig > 0) {
         spdlog::warn("agent of member '{}': {} received between workers; ending", args.member, strsignal(sig));
         return 128 + sig;
       }

@@ -22,6 +22,7 @@
 #include "actors/inspector/inspector_actor.hpp"
 #include "actors/node/actor_plan.hpp"
 #include "actors/node/node_actor.hpp"
+#include "actors/node/stop_signals.hpp"
 #include "actors/node/tls_transport.hpp"
 #include "actors/supervisor/supervisor_actor.hpp"
 #include "base/version.hpp"
@@ -32,27 +33,6 @@ namespace actorrec {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Signals are taken synchronously by the main thread (sigtimedwait), so no
-// handler runs on an actor thread. The mask must be set before the actor
-// system starts its threads, which inherit it.
-sigset_t BlockStopSignals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  return set;
-}
-
-// Waits up to `timeout` for a stop signal; returns it, or 0.
-int WaitSignal(const sigset_t& set, std::chrono::milliseconds timeout) {
-  timespec ts{static_cast<time_t>(timeout.count() / 1000), static_cast<long>((timeout.count() % 1000) * 1000000)};
-  siginfo_t info;
-  int sig = sigtimedwait(&set, &info, &ts);
-  return sig > 0 ? sig : 0;
-}
 
 // Set when an actor has terminated, whatever the reason.
 std::shared_ptr<std::atomic<bool>> WatchDone(const caf::actor& a) {
