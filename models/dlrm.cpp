@@ -37,9 +37,8 @@ class Dlrm final : public Model {
     gpu::Backend& be = *backend_;
     const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables;
     (void)pooled;  // Forward's pooled_on_ holds the same floats
-    const float* labels = up_labels_.Resident(be, in.labels, n);
-    float* dlogit = dlogit_.Grow(be, n);
-    const double loss = be.BceWithLogits(top_.output(), labels, n, scale, dlogit);
+    float* dlogit = nullptr;
+    const double loss = LossGradient(in, top_.output(), scale, &dlogit);
     float* grads = GradsTarget();
     float* dr = dr_.Grow(be, n * inter_);
     top_.Backward(be, params_on_, grads, dlogit, n, dr);
@@ -78,9 +77,9 @@ class Dlrm final : public Model {
   // memory (Backward uses them).
   const float* params_on_ = nullptr;
   const float* pooled_on_ = nullptr;
-  gpu::Buffer r_, dr_, dz_, dlogit_;
+  gpu::Buffer r_, dr_, dz_;
   // Device only: the uploaded inputs, and the logits' host copy.
-  gpu::Buffer up_pooled_, up_dense_, up_labels_;
+  gpu::Buffer up_pooled_, up_dense_;
   std::vector<float> logits_;
 };
 

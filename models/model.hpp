@@ -160,6 +160,14 @@ class Model {
   // where Backward writes the gradients; FinishBackward brings them to
   // grads() and the caller's pooled_grad.
   const float* ResidentParams() { return up_params_.Resident(*backend_, params_.data(), params_.size()); }
+  // Where every resident Backward starts: the slice's labels in the
+  // backend's memory, *dlogit = scale · (σ(z) − y) in the model's buffer;
+  // returns the summed BCE of `logits` (backend memory).
+  double LossGradient(const SliceView& in, const float* logits, float scale, float** dlogit) {
+    const float* labels = up_labels_.Resident(*backend_, in.labels, in.samples);
+    *dlogit = dlogit_.Grow(*backend_, in.samples);
+    return backend_->BceWithLogits(logits, labels, in.samples, scale, *dlogit);
+  }
   float* GradsTarget() {
     return backend_->device_memory() ? dev_grads_.Grow(*backend_, grads_.size()) : grads_.data();
   }
@@ -182,7 +190,7 @@ class Model {
 
  private:
   // After host_view_: freed before the backend they came from.
-  gpu::Buffer up_params_, dev_grads_, dev_pooled_grad_;
+  gpu::Buffer up_params_, dev_grads_, dev_pooled_grad_, up_labels_, dlogit_;
 };
 
 }  // namespace actorrec::models

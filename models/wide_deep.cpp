@@ -28,9 +28,8 @@ class WideDeep final : public Model {
     gpu::Backend& be = *backend_;
     const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables, dd = spec_.dense_features;
     (void)pooled;  // Forward's pooled_on_ holds the same floats
-    const float* labels = up_labels_.Resident(be, in.labels, n);
-    float* dlogit = dlogit_.Grow(be, n);
-    const double loss = be.BceWithLogits(logits_.data(), labels, n, scale, dlogit);
+    float* dlogit = nullptr;
+    const double loss = LossGradient(in, logits_.data(), scale, &dlogit);
     float* grads = GradsTarget();
     float* dx = dx_.Grow(be, n * x_width_);
     deep_.Backward(be, params_on_, grads, dlogit, n, dx);
@@ -71,9 +70,9 @@ class WideDeep final : public Model {
   // memory (Backward uses them).
   const float* params_on_ = nullptr;
   const float* pooled_on_ = nullptr;
-  gpu::Buffer x_, dx_, logits_, dlogit_, sums_;
+  gpu::Buffer x_, dx_, logits_, sums_;
   // Device only: the uploaded inputs, and the logits' host copy.
-  gpu::Buffer up_pooled_, up_dense_, up_labels_;
+  gpu::Buffer up_pooled_, up_dense_;
   std::vector<float> host_logits_;
 };
 
