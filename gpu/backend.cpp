@@ -1,5 +1,5 @@
 // gpu::Backend's defaults: memory and model ops on the host (the CPU
-// backend's, and HostMemoryView's), running gpu/cpu_ops.hpp's loops, and
+// backend's), running gpu/cpu_ops.hpp's loops, and
 // the host versions of the dedup groups' two ops (GatherRows, SumRowsByIndex).
 #include "gpu/backend.hpp"
 
@@ -19,27 +19,6 @@ std::vector<float>& Scratch(size_t floats) {
   if (scratch.size() < floats) scratch.resize(floats);
   return scratch;
 }
-
-class HostView final : public Backend {
- public:
-  explicit HostView(Backend* device) : device_(device) {}
-  std::string name() const override { return device_->name(); }
-  void Gemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
-            int ldb, float beta, float* c, int ldc) override {
-    device_->Gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  }
-  void PoolBySlot(const float* rows, size_t row_stride, size_t width, const SlotBags& bags, Pooling pooling,
-                  float* out, size_t out_stride) override {
-    device_->PoolBySlot(rows, row_stride, width, bags, pooling, out, out_stride);
-  }
-  void BagGradToUnique(const float* pooled_grad, size_t in_stride, size_t width, const SlotBags& bags,
-                       Pooling pooling, float* grad_unique) override {
-    device_->BagGradToUnique(pooled_grad, in_stride, width, bags, pooling, grad_unique);
-  }
-
- private:
-  Backend* device_;
-};
 
 }  // namespace
 
@@ -73,8 +52,9 @@ void Backend::InteractionBackward(const float* dr, const float* z, const float* 
   cpu::InteractionBackward(dr, z, pooled, n, T, d, width, dz, dpooled, G.data());
 }
 
-void Backend::DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, float* x) {
-  cpu::DeepInput(dense, pooled, n, dd, T, d, x);
+void Backend::DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, size_t w,
+                        float* x) {
+  cpu::DeepInput(dense, pooled, n, dd, T, d, w, x);
 }
 void Backend::WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t d, const float* bias,
                              bool fm, float* sums, float* logits) {
@@ -85,7 +65,26 @@ void Backend::WideDeepPooledGrad(const float* dx, const float* pooled, const flo
   cpu::WideDeepPooledGrad(dx, pooled, sums, dlogit, n, dd, T, d, pooled_grad);
 }
 
-std::unique_ptr<Backend> HostMemoryView(Backend* device) { return std::make_unique<HostView>(device); }
+void Backend::CrossForward(const float* x0, const float* x, const float* w, const float* b, size_t n, size_t d0,
+                           float* s, float* next) {
+  cpu::CrossForward(x0, x, w, b, n, d0, s, next);
+}
+void Backend::DcnLogits(const float* fw, const float* fb, const float* xl, const float* h, size_t n, size_t d0,
+                        size_t hw, float* logits) {
+  cpu::DcnLogits(fw, fb, xl, h, n, d0, hw, logits);
+}
+void Backend::DcnFinalBackward(const float* dlogit, const float* fw, const float* xl, const float* h, size_t n,
+                               size_t d0, size_t hw, float* gfw, float* gfb, float* g, float* dh) {
+  cpu::DcnFinalBackward(dlogit, fw, xl, h, n, d0, hw, gfw, gfb, g, dh);
+}
+void Backend::CrossBackward(const float* x0, const float* x, const float* w, const float* s, size_t n, size_t d0,
+                            float* g, float* dx0, float* gw, float* gb) {
+  cpu::CrossBackward(x0, x, w, s, n, d0, g, dx0, gw, gb);
+}
+void Backend::DcnPooledGrad(const float* g, const float* dx0, size_t n, size_t d0, size_t dd, float* pooled_grad) {
+  cpu::DcnPooledGrad(g, dx0, n, d0, dd, pooled_grad);
+}
+void Backend::SetZero(float* p, size_t floats) { std::fill(p, p + floats, 0.0f); }
 
 void Backend::GatherRows(const float* src, size_t src_stride, size_t width, const uint32_t* index, size_t n,
                          float* out, size_t out_stride) {

@@ -101,13 +101,41 @@ class Backend {
                                    size_t width, float* dz, float* dpooled);
   // Wide&Deep and DeepFM (gpu/cpu_ops.hpp states each sum's order): the
   // deep tower's input x (n × (dd + T·d)) from dense (n × dd) and pooled
-  // (n × T × (d + 1)); the logits (bias: one float of the backend's memory;
-  // fm: sums, n × d, kept for the backward); the pooled gradient.
-  virtual void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, float* x);
+  // (n × T × w: w = d + 1 for Wide&Deep and DeepFM, d for DCN's x0); the
+  // logits (bias: one float of the backend's memory; fm: sums, n × d, kept
+  // for the backward); the pooled gradient.
+  virtual void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, size_t w,
+                         float* x);
   virtual void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t d, const float* bias,
                               bool fm, float* sums, float* logits);
   virtual void WideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, const float* dlogit,
                                   size_t n, size_t dd, size_t T, size_t d, float* pooled_grad);
+
+  // ---- Deep&Cross (models/dcn.cpp; gpu/cpu_ops.hpp states each sum's
+  // order). Rows of d0 floats; x0 is DeepInput with w = d. Scratch the ops
+  // need (the cross backward's per-sample Dot(g, x0)) is the backend's own.
+  //
+  // One cross layer: s[i] = Dot(x_i, w) (kept for the backward), next_i =
+  // x0_i·s[i] + b + x_i.
+  virtual void CrossForward(const float* x0, const float* x, const float* w, const float* b, size_t n, size_t d0,
+                            float* s, float* next);
+  // logits[i] = Dot(fw, xl_i) (+ Dot(fw[d0 …], h_i) when hw > 0) + fb[0]
+  // (fb: one float of the backend's memory; h null when hw = 0).
+  virtual void DcnLogits(const float* fw, const float* fb, const float* xl, const float* h, size_t n, size_t d0,
+                         size_t hw, float* logits);
+  // The final layer's backward: gfw (d0 + hw) and gfb (1) as sums over the
+  // samples in order from +0, g = ∂/∂x_L (n × d0), dh = ∂/∂h (n × hw).
+  virtual void DcnFinalBackward(const float* dlogit, const float* fw, const float* xl, const float* h, size_t n,
+                                size_t d0, size_t hw, float* gfw, float* gfb, float* g, float* dh);
+  // One cross layer's backward, the layers from the last: gw and gb (d0
+  // each) from g as it comes in, then dx0 += g·s and g += Dot(g, x0)·w (g
+  // leaves as ∂/∂x_l).
+  virtual void CrossBackward(const float* x0, const float* x, const float* w, const float* s, size_t n, size_t d0,
+                             float* g, float* dx0, float* gw, float* gb);
+  // pooled_grad (n × (d0 − dd)) = g + dx0 past the dd dense columns.
+  virtual void DcnPooledGrad(const float* g, const float* dx0, size_t n, size_t d0, size_t dd, float* pooled_grad);
+  // floats of +0.0f (all bits zero) at p.
+  virtual void SetZero(float* p, size_t floats);
 
   // The two ops of deduplicated feature groups (RecD's IKJT): a group's
   // bags are pooled once per distinct tuple, expanded to the samples with
@@ -138,13 +166,6 @@ inline void GemmWithEmptyK(int m, int n, float beta, float* c, int ldc) {
     for (int j = 0; j < n; ++j) row[j] = beta == 0.0f ? 0.0f : beta * row[j];
   }
 }
-
-// The view of a backend with memory of its own as a backend on the host's:
-// its Gemm, PoolBySlot and BagGradToUnique (staged, on host pointers), with
-// host memory and the host's model ops. What a model that does not run
-// device-resident yet computes with on such a backend (models/model.cpp).
-// `device` must outlive the view.
-std::unique_ptr<Backend> HostMemoryView(Backend* device);
 
 // OpenBLAS (or the faster library measured by tools/bench/gemm_bench) and
 // vectorized loops; single-threaded: every trainer owns one core's work.

@@ -230,8 +230,8 @@ size_t InteractionColumnsFloats(size_t T, size_t d, bool with_z) {
   return d * ((vectors + kLanes - 1) / kLanes * kLanes);
 }
 
-void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, float* x) {
-  const size_t w = d + 1, x_width = dd + T * d;
+void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, size_t w, float* x) {
+  const size_t x_width = dd + T * d;
   for (size_t i = 0; i < n; ++i) {
     float* xi = x + i * x_width;
     std::copy(dense + i * dd, dense + (i + 1) * dd, xi);
@@ -287,6 +287,80 @@ void WideDeepPooledGrad(const float* dx, const float* pooled, const float* sums,
         for (size_t k = 0; k < d; ++k) ge[k] += g * (s[k] - e[k]);
       }
     }
+  }
+}
+
+// The loops that were models/dcn.cpp's, moved unchanged.
+void CrossForward(const float* x0, const float* x, const float* w, const float* b, size_t n, size_t d0, float* s,
+                  float* next) {
+  for (size_t i = 0; i < n; ++i) {
+    const float* xi = x + i * d0;
+    const float* x0i = x0 + i * d0;
+    float* o = next + i * d0;
+    const float si = Dot(xi, w, d0);
+    s[i] = si;
+    for (size_t k = 0; k < d0; ++k) o[k] = x0i[k] * si + b[k] + xi[k];
+  }
+}
+
+void DcnLogits(const float* fw, const float* fb, const float* xl, const float* h, size_t n, size_t d0, size_t hw,
+               float* logits) {
+  const float bias = fb[0];
+  for (size_t i = 0; i < n; ++i) {
+    float z = Dot(fw, xl + i * d0, d0);
+    if (hw > 0) z += Dot(fw + d0, h + i * hw, hw);
+    logits[i] = z + bias;
+  }
+}
+
+void DcnFinalBackward(const float* dlogit, const float* fw, const float* xl, const float* h, size_t n, size_t d0,
+                      size_t hw, float* gfw, float* gfb, float* g, float* dh) {
+  std::fill(gfw, gfw + d0 + hw, 0.0f);
+  float bias = 0.0f;
+  for (size_t i = 0; i < n; ++i) {
+    const float gl = dlogit[i];
+    bias += gl;
+    const float* xi = xl + i * d0;
+    float* gi = g + i * d0;
+    for (size_t k = 0; k < d0; ++k) {
+      gfw[k] += gl * xi[k];
+      gi[k] = gl * fw[k];
+    }
+    for (size_t k = 0; k < hw; ++k) {
+      gfw[d0 + k] += gl * h[i * hw + k];
+      dh[i * hw + k] = gl * fw[d0 + k];
+    }
+  }
+  gfb[0] = bias;
+}
+
+void CrossBackward(const float* x0, const float* x, const float* w, const float* s, size_t n, size_t d0, float* g,
+                   float* dx0, float* gw, float* gb) {
+  std::fill(gw, gw + d0, 0.0f);
+  std::fill(gb, gb + d0, 0.0f);
+  for (size_t i = 0; i < n; ++i) {
+    float* gi = g + i * d0;  // ∂/∂x_{l+1} on entry, ∂/∂x_l on exit
+    const float* x0i = x0 + i * d0;
+    const float* xi = x + i * d0;
+    const float gs = Dot(gi, x0i, d0);  // ∂/∂(x_l·w_l)
+    const float si = s[i];
+    float* dx0i = dx0 + i * d0;
+    for (size_t k = 0; k < d0; ++k) {
+      gw[k] += gs * xi[k];
+      gb[k] += gi[k];
+      dx0i[k] += gi[k] * si;
+      gi[k] += gs * w[k];
+    }
+  }
+}
+
+void DcnPooledGrad(const float* g, const float* dx0, size_t n, size_t d0, size_t dd, float* pooled_grad) {
+  const size_t td = d0 - dd;
+  for (size_t i = 0; i < n; ++i) {
+    const float* gi = g + i * d0 + dd;
+    const float* dx0i = dx0 + i * d0 + dd;
+    float* out = pooled_grad + i * td;
+    for (size_t k = 0; k < td; ++k) out[k] = gi[k] + dx0i[k];
   }
 }
 

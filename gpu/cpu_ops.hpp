@@ -1,5 +1,6 @@
 // The host arithmetic of the models' element-wise ops: the MLP's bias,
-// ReLU and bias gradient, BCE with logits and DLRM's interaction. They are
+// ReLU and bias gradient, BCE with logits, DLRM's interaction, the pieces of
+// Wide&Deep/DeepFM and of DCN's cross network. They are
 // the CPU's side of gpu::Backend's model ops (backend.hpp; every backend
 // whose memory is the host's runs them) and what the CUDA kernels' host
 // tests compare with (tests/gpu/cuda_dense_ops_test.cpp).
@@ -55,8 +56,9 @@ size_t InteractionColumnsFloats(size_t T, size_t d, bool with_z);
 // Wide&Deep and DeepFM (models/wide_deep.cpp); pooled rows of w = d + 1
 // floats (d embedding floats, then the first-order weight), deep inputs of
 // dd + T·d floats a sample.
-// x = [dense, e_1[0, d) … e_T[0, d)] per sample.
-void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, float* x);
+// x = [dense, e_1[0, d) … e_T[0, d)] per sample, pooled rows of w floats
+// (d + 1 here; d for DCN's x0).
+void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, size_t w, float* x);
 // logits[i] = deep[i] + Σ_t w_t (t ascending, from +0) + bias[0]; with fm,
 // + 0.5·(Dot(s, s) − Σ_t Dot(e_t, e_t)), s = Σ_t e_t (sums, n × d, kept
 // for the backward).
@@ -66,6 +68,27 @@ void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, 
 // with fm (sums not null) + g·(s_k − e_tk).
 void WideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, const float* dlogit, size_t n,
                         size_t dd, size_t T, size_t d, float* pooled_grad);
+// Deep&Cross (models/dcn.cpp), rows of d0 floats: x_{l+1} = x0·s + b + x_l
+// with s = Dot(x_l, w). One cross layer: s[i] = Dot(x_i, w), then element
+// k of next_i = (x0_ik·s[i] + b_k) + x_ik.
+void CrossForward(const float* x0, const float* x, const float* w, const float* b, size_t n, size_t d0, float* s,
+                  float* next);
+// logits[i] = Dot(fw, xl_i) (+ Dot(fw + d0, h_i) when hw > 0) + fb[0].
+void DcnLogits(const float* fw, const float* fb, const float* xl, const float* h, size_t n, size_t d0, size_t hw,
+               float* logits);
+// The final layer's backward, samples in order: gfw[k] += dlogit_i·[x_L, h]_ik
+// and gfb += dlogit_i from +0; g_i = dlogit_i·fw[0, d0), dh_i =
+// dlogit_i·fw[d0, d0 + hw).
+void DcnFinalBackward(const float* dlogit, const float* fw, const float* xl, const float* h, size_t n, size_t d0,
+                      size_t hw, float* gfw, float* gfb, float* g, float* dh);
+// One cross layer's backward, samples in order: gs = Dot(g_i, x0_i); then
+// per k: gw[k] += gs·x_ik, gb[k] += g_ik (both from +0), dx0_ik += g_ik·s[i],
+// g_ik += gs·w_k.
+void CrossBackward(const float* x0, const float* x, const float* w, const float* s, size_t n, size_t d0, float* g,
+                   float* dx0, float* gw, float* gb);
+// pooled_grad_i[k] = g_i[dd + k] + dx0_i[dd + k], k < d0 − dd.
+void DcnPooledGrad(const float* g, const float* dx0, size_t n, size_t d0, size_t dd, float* pooled_grad);
+
 // dz (n × d) and dpooled (n × T × d) from dr (n × width); z and dz both null
 // without dense features; G is scratch of T × T floats.
 void InteractionBackward(const float* dr, const float* z, const float* pooled, size_t n, size_t T, size_t d,

@@ -1,7 +1,11 @@
 // Deep & Cross Network v1 (Wang et al. 2017): cross layers
 // x_{l+1} = x0·(x_l·w_l) + b_l + x_l beside a ReLU tower over x0, and one
 // linear layer over [x_L, h] for the logit. The cross layers are rank-one
-// per sample, so they run as Dot() and elementwise loops, not GEMMs.
+// per sample, so they run as Dot() and elementwise loops (gpu::Backend's
+// DCN ops: gpu/cpu_ops.cpp on the CPU, kernels on CUDA), not GEMMs.
+//
+// Its step runs through gpu::Backend's ops on buffers of the backend's
+// memory, as DLRM's (models/dlrm.cpp): device-resident on CUDA.
 #include <algorithm>
 #include <memory>
 
@@ -31,112 +35,55 @@ class Dcn final : public Model {
     FinishTensors();
   }
 
-  double Backward(const SliceView& in, const float* /*pooled*/, float* pooled_grad, float scale) override {
+  double Backward(const SliceView& in, const float* pooled, float* pooled_grad, float scale) override {
+    gpu::Backend& be = *backend_;
     const size_t n = in.samples, L = cross_w_.size();
-    Grow(&dlogit_, n);
-    const double loss = BceWithLogits(logits_.data(), in.labels, n, scale, dlogit_.data());
-    // The final layer: g_ = ∂/∂x_L, dh_ = ∂/∂h.
-    const float* fw = params_.data() + final_w_;
-    float* gfw = grads_.data() + final_w_;
-    std::fill(gfw, gfw + d0_ + h_, 0.0f);
-    float gfb = 0.0f;
-    Grow(&g_, n * d0_);
-    Grow(&dh_, n * h_);
-    const float* xl = xs_.data() + L * n * d0_;
-    const float* h = h_ ? deep_.output() : nullptr;
-    for (size_t i = 0; i < n; ++i) {
-      const float g = dlogit_[i];
-      gfb += g;
-      const float* xi = xl + i * d0_;
-      float* gi = g_.data() + i * d0_;
-      for (size_t k = 0; k < d0_; ++k) {
-        gfw[k] += g * xi[k];
-        gi[k] = g * fw[k];
-      }
-      for (size_t k = 0; k < h_; ++k) {
-        gfw[d0_ + k] += g * h[i * h_ + k];
-        dh_[i * h_ + k] = g * fw[d0_ + k];
-      }
-    }
-    grads_[final_b_] = gfb;
-    // dx0_ collects every path into x0 except the residual chain in g_.
-    Grow(&dx0_, n * d0_);
+    const size_t d = spec_.embedding_dim, T = spec_.tables, dd = spec_.dense_features;
+    (void)pooled;  // Forward's x0 holds the same floats
+    float* dlogit = nullptr;
+    const double loss = LossGradient(in, logits_.data(), scale, &dlogit);
+    float* grads = GradsTarget();
+    // The final layer: g = ∂/∂x_L, dh = ∂/∂h.
+    const float* xs = xs_.data();
+    float* g = g_.Grow(be, n * d0_);
+    float* dh = h_ ? dh_.Grow(be, n * h_) : nullptr;
+    be.DcnFinalBackward(dlogit, params_on_ + final_w_, xs + L * n * d0_, h(), n, d0_, h_, grads + final_w_,
+                        grads + final_b_, g, dh);
+    // dx0 collects every path into x0 except the residual chain in g.
+    float* dx0 = dx0_.Grow(be, n * d0_);
     if (h_) {
-      deep_.Backward(*backend_, params_.data(), grads_.data(), dh_.data(), n, dx0_.data());
+      deep_.Backward(be, params_on_, grads, dh, n, dx0);
     } else {
-      std::fill(dx0_.begin(), dx0_.begin() + static_cast<std::ptrdiff_t>(n * d0_), 0.0f);
+      be.SetZero(dx0, n * d0_);
     }
-    const float* x0 = xs_.data();
     for (size_t l = L; l-- > 0;) {
-      const float* x = xs_.data() + l * n * d0_;
-      const float* w = params_.data() + cross_w_[l];
-      float* gw = grads_.data() + cross_w_[l];
-      float* gb = grads_.data() + cross_b_[l];
-      std::fill(gw, gw + d0_, 0.0f);
-      std::fill(gb, gb + d0_, 0.0f);
-      for (size_t i = 0; i < n; ++i) {
-        float* g = g_.data() + i * d0_;  // ∂/∂x_{l+1} on entry, ∂/∂x_l on exit
-        const float* x0i = x0 + i * d0_;
-        const float* xi = x + i * d0_;
-        const float gs = Dot(g, x0i, d0_);  // ∂/∂(x_l·w_l)
-        const float s = s_[l * n + i];
-        float* dx0 = dx0_.data() + i * d0_;
-        for (size_t k = 0; k < d0_; ++k) {
-          gw[k] += gs * xi[k];
-          gb[k] += g[k];
-          dx0[k] += g[k] * s;
-          g[k] += gs * w[k];
-        }
-      }
+      be.CrossBackward(xs, xs + l * n * d0_, params_on_ + cross_w_[l], s_.data() + l * n, n, d0_, g, dx0,
+                       grads + cross_w_[l], grads + cross_b_[l]);
     }
     // x_0 is x0: the residual chain's gradient joins the others.
-    const size_t d = spec_.embedding_dim, T = spec_.tables, dd = spec_.dense_features;
-    for (size_t i = 0; i < n; ++i) {
-      const float* g = g_.data() + i * d0_ + dd;
-      const float* dx0 = dx0_.data() + i * d0_ + dd;
-      float* out = pooled_grad + i * T * d;
-      for (size_t k = 0; k < T * d; ++k) out[k] = g[k] + dx0[k];
-    }
+    float* dpooled = PooledGradTarget(pooled_grad, n * T * d);
+    be.DcnPooledGrad(g, dx0, n, d0_, dd, dpooled);
+    FinishBackward(grads, dpooled, pooled_grad, n * T * d);
     return loss;
   }
 
-  const float* logits() const override { return logits_.data(); }
-
   void Forward(const SliceView& in, const float* pooled) override {
+    gpu::Backend& be = *backend_;
     const size_t n = in.samples, L = cross_w_.size();
     const size_t d = spec_.embedding_dim, T = spec_.tables, dd = spec_.dense_features;
-    Grow(&xs_, (L + 1) * n * d0_);
-    Grow(&s_, L * n);
-    float* x0 = xs_.data();
-    for (size_t i = 0; i < n; ++i) {
-      std::copy(in.dense + i * dd, in.dense + (i + 1) * dd, x0 + i * d0_);
-      std::copy(pooled + i * T * d, pooled + (i + 1) * T * d, x0 + i * d0_ + dd);
-    }
+    params_on_ = ResidentParams();
+    float* xs = xs_.Grow(be, (L + 1) * n * d0_);
+    float* s = s_.Grow(be, L * n);
+    be.DeepInput(up_dense_.Resident(be, in.dense, n * dd), up_pooled_.Resident(be, pooled, n * T * d), n, dd, T, d,
+                 d, xs);
     for (size_t l = 0; l < L; ++l) {
-      const float* x = xs_.data() + l * n * d0_;
-      float* next = xs_.data() + (l + 1) * n * d0_;
-      const float* w = params_.data() + cross_w_[l];
-      const float* b = params_.data() + cross_b_[l];
-      for (size_t i = 0; i < n; ++i) {
-        const float* xi = x + i * d0_;
-        const float* x0i = x0 + i * d0_;
-        float* o = next + i * d0_;
-        const float s = Dot(xi, w, d0_);
-        s_[l * n + i] = s;
-        for (size_t k = 0; k < d0_; ++k) o[k] = x0i[k] * s + b[k] + xi[k];
-      }
+      be.CrossForward(xs, xs + l * n * d0_, params_on_ + cross_w_[l], params_on_ + cross_b_[l], n, d0_, s + l * n,
+                      xs + (l + 1) * n * d0_);
     }
-    if (h_) deep_.Forward(*backend_, params_.data(), x0, n);
-    Grow(&logits_, n);
-    const float* xl = xs_.data() + L * n * d0_;
-    const float* fw = params_.data() + final_w_;
-    const float* h = h_ ? deep_.output() : nullptr;
-    const float fb = params_[final_b_];
-    for (size_t i = 0; i < n; ++i) {
-      float z = Dot(fw, xl + i * d0_, d0_);
-      if (h_) z += Dot(fw + d0_, h + i * h_, h_);
-      logits_[i] = z + fb;
-    }
+    if (h_) deep_.Forward(be, params_on_, xs, n);
+    float* logits = logits_.Grow(be, n);
+    be.DcnLogits(params_on_ + final_w_, params_on_ + final_b_, xs + L * n * d0_, h(), n, d0_, h_, logits);
+    KeepLogits(logits, n);
   }
 
  private:
@@ -144,7 +91,14 @@ class Dcn final : public Model {
   std::vector<size_t> cross_w_, cross_b_;
   size_t final_w_ = 0, final_b_ = 0;
   Mlp deep_;
-  std::vector<float> xs_, s_, logits_, dlogit_, g_, dh_, dx0_;
+  // The deep tower's output, or null without one.
+  const float* h() const { return h_ ? deep_.output() : nullptr; }
+  // The last Forward's parameters in the backend's memory (Backward uses
+  // them), its x_0 … x_L ((L + 1) × n × d0, x0 first) and s (L × n).
+  const float* params_on_ = nullptr;
+  gpu::Buffer xs_, s_, logits_, g_, dh_, dx0_;
+  // Device only: the uploaded inputs.
+  gpu::Buffer up_pooled_, up_dense_;
 };
 
 }  // namespace

@@ -50,8 +50,6 @@ class Dlrm final : public Model {
     return loss;
   }
 
-  const float* logits() const override { return backend_->device_memory() ? logits_.data() : top_.output(); }
-
   void Forward(const SliceView& in, const float* pooled) override {
     gpu::Backend& be = *backend_;
     const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables;
@@ -61,10 +59,7 @@ class Dlrm final : public Model {
     float* r = r_.Grow(be, n * inter_);
     be.InteractionForward(z(), pooled_on_, n, T, d, inter_, r);
     top_.Forward(be, params_on_, r, n);
-    if (be.device_memory()) {
-      Grow(&logits_, n);
-      be.Download(logits_.data(), top_.output(), n);
-    }
+    KeepLogits(top_.output(), n);
   }
 
  private:
@@ -78,9 +73,8 @@ class Dlrm final : public Model {
   const float* params_on_ = nullptr;
   const float* pooled_on_ = nullptr;
   gpu::Buffer r_, dr_, dz_;
-  // Device only: the uploaded inputs, and the logits' host copy.
+  // Device only: the uploaded inputs.
   gpu::Buffer up_pooled_, up_dense_;
-  std::vector<float> logits_;
 };
 
 }  // namespace

@@ -49,7 +49,7 @@ struct Linear {
 // Linear layers, each followed by ReLU except the last unless relu_last.
 // Forward keeps the activations for Backward; the input pointer must stay
 // valid in between. Every pointer is in the backend's memory (host memory
-// for the CPU backend and HostMemoryView), and so are the activations.
+// for the CPU backend), and so are the activations.
 class Mlp {
  public:
   Mlp() = default;

@@ -53,7 +53,16 @@ ModelSpec SpecOf(const config::ModelConfig& model, uint32_t dense_features, uint
   return s;
 }
 
-bool RunsDeviceResident(config::ModelKind kind) { return kind != config::ModelKind::kDcn; }
+bool RunsDeviceResident(config::ModelKind kind) {
+  switch (kind) {
+    case config::ModelKind::kDlrm:
+    case config::ModelKind::kWideDeep:
+    case config::ModelKind::kDeepFm:
+    case config::ModelKind::kDcn:
+      return true;
+  }
+  return false;
+}
 
 gpu::ModelResidency ResidencyOf(config::ModelKind kind) {
   return {RunsDeviceResident(kind), std::string(config::ModelKindName(kind))};
@@ -158,17 +167,7 @@ Result<std::unique_ptr<Model>> Model::Create(const ModelSpec& spec, gpu::Backend
         return Status::InvalidArgument(std::string("model.cross_layers: ").append(std::to_string(spec.cross_layers))
                                            .append(" must be at least 1 for kind = \"dcn\""));
       }
-      // Not device-resident yet (RunsDeviceResident): on a backend with
-      // memory of its own, the model computes on host memory through its
-      // host view (staged GEMMs and pooling, the host's element-wise ops).
-      std::unique_ptr<gpu::Backend> view;
-      if (backend->device_memory()) {
-        view = gpu::HostMemoryView(backend);
-        backend = view.get();
-      }
-      std::unique_ptr<Model> model = MakeDcn(spec, backend);
-      model->host_view_ = std::move(view);
-      return model;
+      return MakeDcn(spec, backend);
     }
   }
   return Status::InvalidArgument("model.kind: unknown");

@@ -136,8 +136,9 @@ class Model {
   // Σ_i loss_i (0 for no samples, with zero gradients). Two calls so that
   // trainers can time the passes apart.
   virtual double Backward(const SliceView& in, const float* pooled, float* pooled_grad, float grad_scale) = 0;
-  // After Forward: the logits (not probabilities) of its slice's samples.
-  virtual const float* logits() const = 0;
+  // After Forward: the logits (not probabilities) of its slice's samples,
+  // on the host.
+  const float* logits() const { return logits_at_; }
 
   // Forward then Backward.
   double ForwardBackward(const SliceView& in, const float* pooled, float* pooled_grad, float grad_scale) {
@@ -168,6 +169,15 @@ class Model {
     *dlogit = dlogit_.Grow(*backend_, in.samples);
     return backend_->BceWithLogits(logits, labels, in.samples, scale, *dlogit);
   }
+  // Where every Forward ends: its logits (backend memory) become logits(),
+  // on a device backend through one download into a host copy.
+  void KeepLogits(const float* logits, size_t n) {
+    logits_at_ = logits;
+    if (!backend_->device_memory()) return;
+    if (host_logits_.size() < n) host_logits_.resize(n);
+    backend_->Download(host_logits_.data(), logits, n);
+    logits_at_ = host_logits_.data();
+  }
   float* GradsTarget() {
     return backend_->device_memory() ? dev_grads_.Grow(*backend_, grads_.size()) : grads_.data();
   }
@@ -182,15 +192,15 @@ class Model {
 
   ModelSpec spec_;
   gpu::Backend* backend_;
-  std::unique_ptr<gpu::Backend> host_view_;  // backend_, where it is a device backend's host view
   uint32_t width_;
   std::vector<float> params_, grads_;
   std::vector<TensorInfo> tensors_;
   std::vector<bool> is_bias_;
 
  private:
-  // After host_view_: freed before the backend they came from.
   gpu::Buffer up_params_, dev_grads_, dev_pooled_grad_, up_labels_, dlogit_;
+  const float* logits_at_ = nullptr;
+  std::vector<float> host_logits_;  // a device backend's logits, downloaded
 };
 
 }  // namespace actorrec::models

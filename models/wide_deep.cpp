@@ -40,25 +40,18 @@ class WideDeep final : public Model {
     return loss;
   }
 
-  const float* logits() const override {
-    return backend_->device_memory() ? host_logits_.data() : logits_.data();
-  }
-
   void Forward(const SliceView& in, const float* pooled) override {
     gpu::Backend& be = *backend_;
     const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables, dd = spec_.dense_features;
     params_on_ = ResidentParams();
     pooled_on_ = up_pooled_.Resident(be, pooled, n * T * width_);
     float* x = x_.Grow(be, n * x_width_);
-    be.DeepInput(up_dense_.Resident(be, in.dense, n * dd), pooled_on_, n, dd, T, d, x);
+    be.DeepInput(up_dense_.Resident(be, in.dense, n * dd), pooled_on_, n, dd, T, d, width_, x);
     deep_.Forward(be, params_on_, x, n);
     float* logits = logits_.Grow(be, n);
     float* sums = fm_ ? sums_.Grow(be, n * d) : nullptr;
     be.WideDeepLogits(deep_.output(), pooled_on_, n, T, d, params_on_ + bias_, fm_, sums, logits);
-    if (be.device_memory()) {
-      Grow(&host_logits_, n);
-      be.Download(host_logits_.data(), logits, n);
-    }
+    KeepLogits(logits, n);
   }
 
  private:
@@ -71,9 +64,8 @@ class WideDeep final : public Model {
   const float* params_on_ = nullptr;
   const float* pooled_on_ = nullptr;
   gpu::Buffer x_, dx_, logits_, sums_;
-  // Device only: the uploaded inputs, and the logits' host copy.
+  // Device only: the uploaded inputs.
   gpu::Buffer up_pooled_, up_dense_;
-  std::vector<float> host_logits_;
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "tools/bench_profile.hpp"
 #include "tools/bench_report.hpp"
 #include "tools/bench_simulate.hpp"
+#include "tools/bench_vs_pytorch.hpp"
 
 namespace actorrec {
 namespace {
@@ -27,6 +29,7 @@ struct BenchFlags {
   bool profile = false;
   std::string out = "runs/bench";
   std::string hardware;  // simulate: a profile instead of the built-in Bagpipe-like one
+  bool vs_pytorch = false;  // train: also the same DLRM in PyTorch (tools/bench/dlrm_torch.py)
 };
 
 // One bench program's run: its arguments at the small and the full size,
@@ -114,6 +117,57 @@ int RunProgram(const Program& p, const BenchFlags& flags, const fs::path& dir, s
   return kExitOk;
 }
 
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// After train_bench: the same DLRM in PyTorch on the device train_bench
+// used, and the ratio (bench_vs_pytorch.hpp). Without PyTorch the script
+// exits 77: skipped, said, and not a failure.
+int RunVsPytorch(const Program& train_bench, const BenchFlags& flags, const fs::path& dir,
+                 std::vector<std::string>* written) {
+  const auto& args = flags.full ? train_bench.full : train_bench.small;
+  const fs::path script = BenchDir() / "dlrm_torch.py";
+  if (!fs::exists(script)) {
+    return Fail(kExitFailure, script.string() + " is missing: build the bench programs (ninja -C build), or set "
+                              "ACTORREC_BENCH_DIR to their folder");
+  }
+  const fs::path csv_path = dir / (train_bench.name + ".csv"), log = dir / "dlrm_torch.txt";
+  const bool cuda = RanOnCuda(ReadText(dir / (train_bench.name + ".txt")));
+  std::vector<std::string> argv = {"/usr/bin/env", "python3", script.string()};
+  for (const std::string& a : TorchArgs(std::stoi(args[0]), args[1], std::stoi(args[2]), cuda)) argv.push_back(a);
+  std::string shown;
+  for (size_t i = 1; i < argv.size(); ++i) shown += (i > 1 ? " " : "") + argv[i];
+  std::cout << "\n$ " << shown << "\n";
+  auto code = RunShown(argv, log.string());
+  if (!code.ok()) return Fail(kExitFailure, code.status().message());
+  written->push_back(log.string());
+  const std::string output = ReadText(log);
+  if (*code == 77) {
+    std::cout << "\nvs PyTorch: skipped: dlrm_torch.py found no PyTorch to run (its output: " << log.string() << ")\n";
+    return kExitOk;
+  }
+  if (*code != 0) {
+    return Fail(kExitFailure, "dlrm_torch.py exited with code " + std::to_string(*code) + " (its output: " +
+                                  log.string() + ")");
+  }
+  const auto torch_rate = TorchRate(output);
+  if (!torch_rate) return Fail(kExitFailure, log.string() + ": no dlrm_torch result line with samples_per_s");
+  auto csv = ReadCsv(csv_path.string());
+  if (!csv.ok()) return Fail(kExitFailure, csv.status().message());
+  auto ours = IdealRate(*csv, csv_path.string());
+  if (!ours.ok()) return Fail(kExitFailure, ours.status().message());
+  const std::string line = VsPytorchLine(cuda, *ours, *torch_rate);
+  std::cout << "\n" << line << "\n";
+  const fs::path result = dir / "vs_pytorch.txt";
+  if (!WriteText(result, line + "\n")) return Fail(kExitFailure, "cannot write " + result.string());
+  written->push_back(result.string());
+  return kExitOk;
+}
+
 std::vector<Program> ProgramsOf(const std::string& what) {
   std::vector<Program> programs;
   if (what == "oracle" || what == "all") {
@@ -160,6 +214,9 @@ int RunBench(const BenchFlags& flags) {
   if (!flags.what.empty()) {
     for (const Program& p : ProgramsOf(flags.what)) {
       if (const int code = RunProgram(p, flags, dir, &written); code != kExitOk) return code;
+      if (flags.vs_pytorch && p.name == "train_bench") {
+        if (const int code = RunVsPytorch(p, flags, dir, &written); code != kExitOk) return code;
+      }
     }
     if (flags.what == "cluster" || flags.what == "all") {
       // The testbed's cluster benchmark: a Python script of the source tree
@@ -212,6 +269,10 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
                   "measure this machine's hardware profile (GEMM rate, memory bandwidth, loopback network) into "
                   "OUT/hardware.toml, for `actorrec plan --recommend` (docs/planner.md)");
   bench->add_option("--out,-o", flags->out, "the run directory (default runs/bench)");
+  bench->add_flag("--vs-pytorch", flags->vs_pytorch,
+                  "train: also run the same DLRM in PyTorch (tools/bench/dlrm_torch.py) on the device train_bench "
+                  "used, at its batch and row_scale, and print actorrec's ideal-mode rate over PyTorch's; skipped "
+                  "with a message where PyTorch is not importable");
   bench->add_option("--hardware", flags->hardware,
                     "simulate: the hardware profile (TOML) of the simulated cluster; default: a built-in one "
                     "like Bagpipe's testbed (V100 trainers, 10 Gbit/s; docs/planner.md)")
@@ -220,6 +281,9 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
     if (flags->what.empty() && !flags->profile) {
       throw CLI::ValidationError("bench",
                                  "name what to run (oracle, data, train, recd, cluster, simulate, all), or --profile");
+    }
+    if (flags->vs_pytorch && flags->what != "train" && flags->what != "all") {
+      throw CLI::ValidationError("--vs-pytorch", "compares train_bench: only with `bench train` or `bench all`");
     }
   });
   return [flags] { return RunBench(*flags); };

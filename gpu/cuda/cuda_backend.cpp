@@ -34,6 +34,7 @@
 #include "gpu/cuda/bag_ops.hpp"
 #include "gpu/cuda/dense_kernels.cuh"
 #include "gpu/cuda/dense_ops.hpp"
+#include "gpu/buffer.hpp"
 #include "gpu/cuda_backend.hpp"
 
 namespace actorrec::gpu {
@@ -91,6 +92,8 @@ class CudaBackend final : public Backend {
     // ignored.
     cudaSetDevice(device_);
     if (upload_pending_) cudaEventSynchronize(uploaded_);  // upload_host_ may still feed a copy
+    terms_ = Buffer();  // the moved-from temporaries free them (Free) here
+    cross_gs_ = Buffer();
     if (cublas_ != nullptr) cublasDestroy(cublas_);
     for (cudaEvent_t e : {inputs_copied_, computed_, outputs_copied_}) {
       if (e != nullptr) cudaEventDestroy(e);
@@ -99,7 +102,6 @@ class CudaBackend final : public Backend {
       if (s != nullptr) cudaStreamDestroy(s);
     }
     if (uploaded_ != nullptr) cudaEventDestroy(uploaded_);
-    if (terms_ != nullptr) cudaFree(terms_);
     for (void* p : {upload_host_, download_host_}) {
       if (p != nullptr) cudaFreeHost(p);
     }
@@ -341,17 +343,11 @@ class CudaBackend final : public Backend {
   // are summed on the host in sample order (docs/gpu.md says why).
   double BceWithLogits(const float* logits, const float* labels, size_t n, float scale, float* dlogit) override {
     if (n == 0) return 0.0;
-    if (n > terms_capacity_) {
-      Free(terms_);
-      terms_ = nullptr;
-      terms_capacity_ = 0;
-      terms_ = Allocate(n);
-      terms_capacity_ = n;
-    }
-    Check(cuda::LaunchBceWithLogits(logits, labels, n, scale, terms_, dlogit, compute_), "BceWithLogits",
+    terms_.Grow(*this, n);
+    Check(cuda::LaunchBceWithLogits(logits, labels, n, scale, terms_.data(), dlogit, compute_), "BceWithLogits",
           "LaunchBceWithLogits");
     host_terms_.resize(n);
-    Download(host_terms_.data(), terms_, n);
+    Download(host_terms_.data(), terms_.data(), n);
     return cuda::SumLossTerms(host_terms_.data(), n);
   }
 
@@ -368,9 +364,9 @@ class CudaBackend final : public Backend {
           "LaunchInteractionBackward");
   }
 
-  void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d,
+  void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, size_t w,
                  float* x) override {
-    Check(cuda::LaunchDeepInput(dense, pooled, n, dd, T, d, d + 1, x, compute_), "DeepInput", "LaunchDeepInput");
+    Check(cuda::LaunchDeepInput(dense, pooled, n, dd, T, d, w, x, compute_), "DeepInput", "LaunchDeepInput");
   }
   void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t d, const float* bias,
                       bool fm, float* sums, float* logits) override {
@@ -381,6 +377,37 @@ class CudaBackend final : public Backend {
                           size_t dd, size_t T, size_t d, float* pooled_grad) override {
     Check(cuda::LaunchWideDeepPooledGrad(dx, pooled, sums, dlogit, n, dd, T, d, pooled_grad, compute_),
           "WideDeepPooledGrad", "LaunchWideDeepPooledGrad");
+  }
+
+  void CrossForward(const float* x0, const float* x, const float* w, const float* b, size_t n, size_t d0, float* s,
+                    float* next) override {
+    Check(cuda::LaunchCrossForward(x0, x, w, b, n, d0, s, next, compute_), "CrossForward", "LaunchCrossForward");
+  }
+  void DcnLogits(const float* fw, const float* fb, const float* xl, const float* h, size_t n, size_t d0, size_t hw,
+                 float* logits) override {
+    Check(cuda::LaunchDcnLogits(fw, fb, xl, h, n, d0, hw, logits, compute_), "DcnLogits", "LaunchDcnLogits");
+  }
+  void DcnFinalBackward(const float* dlogit, const float* fw, const float* xl, const float* h, size_t n, size_t d0,
+                        size_t hw, float* gfw, float* gfb, float* g, float* dh) override {
+    Check(cuda::LaunchDcnFinalBackward(dlogit, fw, xl, h, n, d0, hw, gfw, gfb, g, dh, compute_), "DcnFinalBackward",
+          "LaunchDcnFinalBackward");
+  }
+  // gs (Dot(g, x0) per sample) in the backend's scratch: the compute
+  // stream runs the layers one after another, so one buffer serves all.
+  void CrossBackward(const float* x0, const float* x, const float* w, const float* s, size_t n, size_t d0, float* g,
+                     float* dx0, float* gw, float* gb) override {
+    float* gs = cross_gs_.Grow(*this, n);
+    Check(cuda::LaunchCrossBackward(x0, x, w, s, n, d0, g, dx0, gw, gb, gs, compute_), "CrossBackward",
+          "LaunchCrossBackward");
+  }
+  void DcnPooledGrad(const float* g, const float* dx0, size_t n, size_t d0, size_t dd, float* pooled_grad) override {
+    Check(cuda::LaunchDcnPooledGrad(g, dx0, n, d0, dd, pooled_grad, compute_), "DcnPooledGrad",
+          "LaunchDcnPooledGrad");
+  }
+  void SetZero(float* p, size_t floats) override {
+    if (floats == 0) return;
+    Check(cudaSetDevice(device_), "SetZero", "cudaSetDevice");
+    Check(cudaMemsetAsync(p, 0, floats * sizeof(float), compute_), "SetZero", "cudaMemsetAsync");
   }
 
  private:
@@ -480,9 +507,10 @@ class CudaBackend final : public Backend {
   size_t upload_capacity_ = 0, download_capacity_ = 0;
   cudaEvent_t uploaded_ = nullptr;
   bool upload_pending_ = false;
-  // BceWithLogits's loss terms on the device and their host copy.
-  float* terms_ = nullptr;
-  size_t terms_capacity_ = 0;
+  // BceWithLogits's loss terms on the device and their host copy;
+  // CrossBackward's per-sample Dot(g, x0). In this backend's memory: the
+  // destructor frees them first.
+  Buffer terms_, cross_gs_;
   std::vector<float> host_terms_;
 };
 

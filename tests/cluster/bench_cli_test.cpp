@@ -130,6 +130,51 @@ TEST_CASE("actorrec bench runs a bench program and keeps its output, CSV and SVG
   CHECK_THAT(broken.output, Catch::Contains("oracle_bench exited with code 3"));
 }
 
+TEST_CASE("actorrec bench train --vs-pytorch runs the PyTorch DLRM beside train_bench and prints the ratio",
+          "[cli][bench]") {
+  TempDir dir;
+  // Stand-ins (ACTORREC_BENCH_DIR): train_bench says it trained on the CPU
+  // and writes an ideal row of 1000 samples/s; dlrm_torch.py prints its
+  // arguments and a rate of 400 samples/s.
+  const std::string bench = dir.Write("bin/train_bench",
+                                      "#!/bin/sh\necho \"backend: cpu (stand-in)\"\n"
+                                      "while [ $# -gt 1 ]; do if [ \"$1\" = --csv ]; then csv=$2; fi; shift; done\n"
+                                      "printf 'mode,driver,samples_per_s\\nno_cache,actors,10\\n"
+                                      "ideal,lockstep,5\\nideal,actors,1000\\n' > \"$csv\"\n");
+  REQUIRE(::chmod(bench.c_str(), 0755) == 0);
+  dir.Write("bin/dlrm_torch.py",
+            "import sys\nprint('stand-in torch', ' '.join(sys.argv[1:]))\n"
+            "print('dlrm_torch device=cpu batch=2048 iters=6 samples_per_s=400.0 ms_per_iter=5120.00')\n");
+  const CliRun run = [&] {
+    BenchDirOverride bench_dir(dir.File("bin"));
+    return Actorrec(dir, {"bench", "train", "--vs-pytorch", "--out", dir.File("out")});
+  }();
+  INFO(run.output);
+  REQUIRE(run.code == 0);
+  // The script runs on the device train_bench used, at its batch and
+  // row_scale, as many threads as its trainers, its first 2 batches untimed.
+  CHECK_THAT(run.output, Catch::Contains("stand-in torch --device cpu --batch 2048 --row-scale 0.01 --warmup 2 "
+                                         "--iters 6 --threads 2"));
+  CHECK_THAT(run.output, Catch::Contains("vs PyTorch (cpu, batch 2048): actorrec 1000 samples/s (train_bench, ideal), "
+                                         "PyTorch 400 samples/s (dlrm_torch.py): actorrec/PyTorch = 2.500"));
+  CHECK_THAT(ReadBytes(dir.File("out/vs_pytorch.txt")), Catch::Contains("actorrec/PyTorch = 2.500"));
+
+  // Without PyTorch the script exits 77: skipped, said, not a failure.
+  dir.Write("bin/dlrm_torch.py", "import sys\nprint('dlrm_torch: skipped: no torch', file=sys.stderr)\nsys.exit(77)\n");
+  const CliRun skipped = [&] {
+    BenchDirOverride bench_dir(dir.File("bin"));
+    return Actorrec(dir, {"bench", "train", "--vs-pytorch", "--out", dir.File("out2")}, "skipped.log");
+  }();
+  INFO(skipped.output);
+  CHECK(skipped.code == 0);
+  CHECK_THAT(skipped.output, Catch::Contains("vs PyTorch: skipped: dlrm_torch.py found no PyTorch to run"));
+
+  // Only beside train_bench.
+  const CliRun wrong = Actorrec(dir, {"bench", "oracle", "--vs-pytorch"}, "wrong.log");
+  CHECK(wrong.code == 2);
+  CHECK_THAT(wrong.output, Catch::Contains("--vs-pytorch"));
+}
+
 TEST_CASE("actorrec bench recd runs the real recd_bench and charts its embedding speed-up per DedupeFactor",
           "[cli][bench]") {
   TempDir dir;

@@ -71,18 +71,18 @@ TEST_CASE("auto picks a usable device only for a model that runs device-resident
 
   // The staged path (every activation over PCIe twice per op) is slower
   // than the CPU: auto does not take it, and says why.
-  auto staged = ChooseFor("auto", gpu, {false, "dcn"});
+  auto staged = ChooseFor("auto", gpu, {false, "new_model"});
   REQUIRE(staged.ok());
   CHECK_FALSE(staged->cuda);
   CHECK_THAT(staged->name, Catch::StartsWith("cpu ("));
-  CHECK_THAT(staged->note, Catch::StartsWith("training.backend = auto: dcn is not device-resident on CUDA yet"));
+  CHECK_THAT(staged->note, Catch::StartsWith("training.backend = auto: new_model is not device-resident on CUDA yet"));
   CHECK_THAT(staged->note, Catch::EndsWith("is slower than the CPU: using the CPU backend"));
 
   // Asked for by name, CUDA runs it staged and says so.
-  auto asked = ChooseFor("cuda", gpu, {false, "dcn"});
+  auto asked = ChooseFor("cuda", gpu, {false, "new_model"});
   REQUIRE(asked.ok());
   CHECK(asked->cuda);
-  CHECK_THAT(asked->note, Contains("dcn is not device-resident yet"));
+  CHECK_THAT(asked->note, Contains("new_model is not device-resident yet"));
 
   auto none = ChooseFor("auto", {true, "", "no usable CUDA device (test)"}, {true, "dlrm"});
   REQUIRE(none.ok());

@@ -164,8 +164,8 @@ TEST_CASE("DLRM trained on the GPU ends bitwise equal in every mode, W = 1 and 2
 // ACTORREC_GPU_TESTS_ON_CPU both runs are the CPU's and the ratio is 0.
 constexpr double kTrainTolerance = 1e-3;
 
-TEST_CASE("Wide&Deep and DeepFM trained on the GPU end bitwise equal across modes, W = 1 and 2", "[gpu-device]") {
-  for (const char* model : {"wide_deep", "deepfm"}) {
+TEST_CASE("Wide&Deep, DeepFM and DCN trained on the GPU end bitwise equal across modes, W = 1 and 2", "[gpu-device]") {
+  for (const char* model : {"wide_deep", "deepfm", "dcn"}) {
     for (int w : {1, 2}) {
       Case c;
       c.model = model;
@@ -186,7 +186,7 @@ TEST_CASE("Wide&Deep and DeepFM trained on the GPU end bitwise equal across mode
 }
 
 TEST_CASE("the device-resident models trained on the GPU stay within a bound of the CPU", "[gpu-device]") {
-  for (const char* model : {"dlrm", "wide_deep", "deepfm"})
+  for (const char* model : {"dlrm", "wide_deep", "deepfm", "dcn"})
   for (int w : {1, 2}) {
     Case c;
     c.model = model;

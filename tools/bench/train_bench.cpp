@@ -5,6 +5,7 @@
 // divided by the model's GEMM FLOPs per sample (forward + backward).
 //
 // Usage: train_bench [batches, default 24] [row_scale, default 0.05] [trainers, default 2] [only]
+//                    [--batch N, default 2048] [--backend cpu|cuda|auto, default auto]
 //                    [--csv FILE]   (`train_bench --help` says the same)
 // (`only`: run just the rows whose "mode (driver)" name contains it, e.g.
 // "lrpp_delayed (actors)", to profile one of them.)
@@ -34,21 +35,29 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr int kBatch = 2048;
 constexpr uint64_t kWarmupBatches = 2;
 
-std::string ConfigText(const std::string& mode, int batches, double row_scale, int trainers) {
+// The run's shape besides the mode.
+struct Shape {
+  int batches = 24;
+  double row_scale = 0.05;
+  int trainers = 2;
+  int batch = 2048;               // global batch
+  std::string backend = "auto";   // training.backend
+};
+
+std::string ConfigText(const std::string& mode, const Shape& shape) {
   std::ostringstream t;
   t << "[run]\nname = \"train-bench\"\nseed = 1\n"
        "[model]\nkind = \"dlrm\"\nembedding_dim = 16\nbottom_mlp = [512, 256, 64, 16]\ntop_mlp = [512, 256, 1]\n"
        "[optimizer]\ndense = \"sgd\"\ndense_lr = 0.1\nsparse = \"sgd\"\nsparse_lr = 0.1\n"
        "[dataset]\nsource = \"generated\"\npreset = \"criteo-kaggle\"\nsamples = "
-    << kBatch * batches << "\neval_samples = 0\nrow_scale = " << row_scale
-    << "\n[training]\nmode = \"" << mode << "\"\nbatch_size = " << kBatch
-    << "\nlookahead = 0\ncache_rows = 262144\n"
+    << shape.batch * shape.batches << "\neval_samples = 0\nrow_scale = " << shape.row_scale
+    << "\n[training]\nmode = \"" << mode << "\"\nbatch_size = " << shape.batch << "\nbackend = \"" << shape.backend
+    << "\"\nlookahead = 0\ncache_rows = 262144\n"
        "[cluster]\nsecret = \"train-bench-secret-0000\"\n[[cluster.member]]\nname = \"l\"\naddress = \"127.0.0.1\"\n"
        "roles = [\"all\"]\ntrainers = "
-    << trainers << "\nembedding_shards = 2\n";
+    << shape.trainers << "\nembedding_shards = 2\n";
   return t.str();
 }
 
@@ -58,8 +67,8 @@ struct ModeResult {
 };
 
 template <class Run>
-ModeResult RunMode(const std::string& mode, int batches, double row_scale, int trainers) {
-  const config::Config cfg = config::ParseConfig(ConfigText(mode, batches, row_scale, trainers), "train_bench");
+ModeResult RunMode(const std::string& mode, const Shape& shape) {
+  const config::Config cfg = config::ParseConfig(ConfigText(mode, shape), "train_bench");
   auto run = Run::Create(cfg);
   if (!run.ok()) {
     std::fprintf(stderr, "%s: %s\n", mode.c_str(), run.status().message().c_str());
@@ -104,9 +113,10 @@ ModeResult RunMode(const std::string& mode, int batches, double row_scale, int t
 }  // namespace
 
 int main(int argc, char** argv) {
-  int batches = 24;
-  double row_scale = 0.05;
-  int trainers = 2;
+  Shape shape;
+  int& batches = shape.batches;
+  double& row_scale = shape.row_scale;
+  int& trainers = shape.trainers;
   std::string only, csv_path;
   CLI::App app{"Training throughput of DLRM in the Criteo Kaggle shape on generated data, every mode on the actor "
                "pipeline (and lrpp_delayed on the lockstep driver), against the sgemm roofline measured in the same "
@@ -118,21 +128,25 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1e-9, 1.0));
   app.add_option("trainers", trainers, "trainers, one thread each (default 2)")->check(CLI::Range(1, 256));
   app.add_option("only", only, "run only the rows whose \"mode (driver)\" contains this, e.g. \"lrpp_delayed (actors)\"");
+  app.add_option("--batch", shape.batch, "the global batch, split over the trainers (default 2048)")
+      ->check(CLI::Range(1, 1 << 24));
+  app.add_option("--backend", shape.backend, "training.backend: cpu, cuda or auto (default auto)")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   bench::AddCsvFlag(app, &csv_path);
   if (const int code = bench::ParseArgs(app, argc, argv); code >= 0) return code;
   bench::CsvTable csv(csv_path, {"mode", "driver", "samples_per_s", "per_roofline", "fetch_ms", "forward_ms",
                                  "backward_ms", "dense_sync_ms", "sparse_sync_ms", "write_back_ms", "fetched_rows",
                                  "written_rows", "time_vs_ideal"});
-  const config::Config probe = config::ParseConfig(ConfigText("ideal", batches, row_scale, trainers), "train_bench");
+  const config::Config probe = config::ParseConfig(ConfigText("ideal", shape), "train_bench");
   const models::ModelSpec spec = models::SpecOf(probe.model, 13, 26);
   const double flops = models::MlpFlopsPerSample(spec);
-  auto choice = gpu::ChooseBackend(probe.training.backend);
+  auto choice = gpu::ChooseBackend(probe.training.backend, models::ResidencyOf(probe.model.kind));
   if (!choice.ok()) {
     std::fprintf(stderr, "%s\n", choice.status().message().c_str());
     return 2;
   }
   std::printf("backend: %s\n", choice->Line().c_str());
-  auto measured_rate = bench::MeasureSgemmRate(spec, kBatch / trainers, trainers, *choice);
+  auto measured_rate = bench::MeasureSgemmRate(spec, shape.batch / trainers, trainers, *choice);
   if (!measured_rate.ok()) {
     std::fprintf(stderr, "%s\n", measured_rate.status().message().c_str());
     return 1;
@@ -140,7 +154,7 @@ int main(int argc, char** argv) {
   const bench::SgemmRate rate = *measured_rate;
   const double gflops = rate.best;
   const double roofline = gflops * 1e9 / flops;
-  std::printf("DLRM Criteo-Kaggle shape, global batch %d, %d trainer(s) on %d thread(s), row_scale %.3g\n", kBatch,
+  std::printf("DLRM Criteo-Kaggle shape, global batch %d, %d trainer(s) on %d thread(s), row_scale %.3g\n", shape.batch,
               trainers, trainers, row_scale);
   std::printf("sgemm on the model's shapes: %.1f GFLOP/s over %d thread(s) (best of 5; the worst %.1f); %.2f MFLOP per "
               "sample -> roofline %.0f samples/s\n\n",
@@ -161,8 +175,7 @@ int main(int argc, char** argv) {
     const char* mode = row.mode;
     const std::string name = std::string(mode) + (row.actors ? " (actors)" : " (lockstep)");
     if (name.find(only) == std::string::npos) continue;
-    ModeResult r = row.actors ? RunMode<trainer::PipelineRun>(mode, batches, row_scale, trainers)
-                              : RunMode<trainer::LockstepRun>(mode, batches, row_scale, trainers);
+    ModeResult r = row.actors ? RunMode<trainer::PipelineRun>(mode, shape) : RunMode<trainer::LockstepRun>(mode, shape);
     if (std::string(mode) == "ideal") ideal_rate = r.samples_per_s;
     std::printf("%-22s %11.0f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9llu %9llu\n", name.c_str(),
                 r.samples_per_s, r.samples_per_s / roofline, r.mean.fetch_s * 1e3, r.mean.forward_s * 1e3,

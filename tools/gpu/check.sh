@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The one prepared device check of the CUDA backend (docs/gpu.md).
 #
-#   tools/gpu/check.sh pack   here (Debian, nvcc): builds the GPU test program
-#                             and actorrec, and packs them with every shared
+#   tools/gpu/check.sh pack   here (Debian, nvcc): builds the GPU test program,
+#                             actorrec and train_bench, and packs them with every shared
 #                             library they load but the CUDA driver and cuBLAS
 #                             into gpu-pack/pack.tar.xz (ignored by git; must
 #                             stay under 64 MiB to travel with the tree)
@@ -10,7 +10,12 @@
 #                             unpacks, prints the device, runs the GPU tests and
 #                             a short `actorrec train` with training.backend =
 #                             "cuda" (and the same run on the CPU beside it),
-#                             writes $OUT/gpu_check.txt (else gpu-results/).
+#                             then train_bench on CUDA beside the same DLRM in
+#                             PyTorch (tools/bench/dlrm_torch.py) at batch 2048
+#                             and 16384, writes $OUT/gpu_check.txt (else
+#                             gpu-results/) and $OUT/vs_pytorch.txt.
+#                             The whole run keeps under 5 minutes: each step's
+#                             timeout is cut to what is left of that budget.
 #                             Without a usable device it says "no device" and
 #                             exits 0 (nothing to check, nothing failed).
 #
@@ -37,15 +42,15 @@ do_pack() {
     echo "gpu check pack: $build has no CUDA backend (meson option cuda): reconfigure with nvcc on the PATH" >&2
     exit 2
   fi
-  nice ninja -C "$build" -j"${JOBS:-1}" actorrec tests/gpu_device_tests
+  nice ninja -C "$build" -j"${JOBS:-1}" actorrec tests/gpu_device_tests tools/bench/train_bench
   local stage
   stage="$(mktemp -d)"
   trap 'rm -rf "$stage"' RETURN
   mkdir -p "$stage/pack/bin" "$stage/pack/lib" "$stage/pack/cudart"
-  cp "$build/actorrec" "$build/tests/gpu_device_tests" "$stage/pack/bin/"
+  cp "$build/actorrec" "$build/tests/gpu_device_tests" "$build/tools/bench/train_bench" "$stage/pack/bin/"
   strip --strip-unneeded "$stage/pack/bin/"* 2>/dev/null || true
   local lib name
-  for bin in "$build/actorrec" "$build/tests/gpu_device_tests"; do
+  for bin in "$build/actorrec" "$build/tests/gpu_device_tests" "$build/tools/bench/train_bench"; do
     ldd "$bin" | awk '/=>/ { print $1, $3 } !/=>/ && /^\s*\// { print $1, $1 }'
   done | sort -u | while read -r name lib; do
     base="$(basename "$name")"
@@ -123,8 +128,16 @@ do_run() {
   libpath="$p/lib${cublas:+:$cublas}:$p/cudart${driver:+:$(dirname "$driver")}"
   say "cuBLAS from: ${cublas:-not found (the CUDA backend cannot load: install the CUDA 13 toolkit or nvidia-cublas)}"
   # Every packed binary runs through the packed loader.
+  # The device run's budget: every step's timeout is at most what is left
+  # of it (the issue: under 5 minutes in all, unpacking included).
+  local start=$SECONDS budget=280
+  cap() {  # cap WANT: WANT seconds, or what is left of the budget if less (at least 1: timeout 0 never ends)
+    local left=$((budget - (SECONDS - start)))
+    if [ "$left" -lt 1 ]; then left=1; fi
+    if [ "$left" -lt "$1" ]; then echo "$left"; else echo "$1"; fi
+  }
   local rc=0
-  timeout 150 "$p/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$p/bin/gpu_device_tests" --durations yes \
+  timeout "$(cap 120)" "$p/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$p/bin/gpu_device_tests" --durations yes \
     > "$out/gpu_device_tests.txt" 2>&1 || rc=$?
   if [ "$rc" -eq 77 ]; then
     say "no device: $(head -1 "$out/gpu_device_tests.txt")"
@@ -142,7 +155,7 @@ do_run() {
         -e "0,/^name = \"local\"/s//name = \"gpu-check-$backend\"\noutput_dir = \"${work//\//\\/}\/run-$backend\"/" \
         configs/local.toml > "$work/$backend.toml"
     rc=0
-    ( cd "$work" && timeout 75 "$p/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$p/bin/actorrec" train \
+    ( cd "$work" && timeout "$(cap 45)" "$p/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$p/bin/actorrec" train \
         --config "$work/$backend.toml" ) > "$out/train_$backend.txt" 2>&1 || rc=$?
     say "actorrec train (backend $backend, 128 batches of 2048): exit $rc"
     grep -E '^backend: |^summary: |^eval final' "$out/train_$backend.txt" | sed 's/^/  /' | tee -a "$report" || true
@@ -151,6 +164,32 @@ do_run() {
       say "  $(grep -o '"parameter_digest":"[0-9a-f]*"' "$work/run-$backend/metrics.jsonl" | tail -1)"
     fi
     [ "$rc" -eq 0 ] || failed=1
+  done
+
+  # issue 21's comparison: train_bench (ideal mode, one trainer: one model
+  # replica on the GPU) against the same DLRM in PyTorch on the same GPU
+  # (tools/bench/dlrm_torch.py; the machine's PyTorch), both at row_scale
+  # 0.05 of the Criteo Kaggle tables, one line per batch size in
+  # vs_pytorch.txt. A timed-out or skipped side leaves its rate empty; the
+  # comparison does not decide the result.
+  local vs="$out/vs_pytorch.txt" batch ours theirs
+  echo "batch actorrec_samples_per_s pytorch_samples_per_s actorrec_over_pytorch (train_bench ideal, 1 trainer, backend cuda; dlrm_torch.py --device cuda; row_scale 0.05)" > "$vs"
+  for batch in 2048 16384; do
+    rc=0
+    timeout "$(cap 60)" "$p/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$p/bin/train_bench" 12 0.05 1 \
+      "ideal (actors)" --batch "$batch" --backend cuda --csv "$out/train_bench_$batch.csv" \
+      > "$out/train_bench_$batch.txt" 2>&1 || rc=$?
+    ours="$(awk -F, '$1 == "ideal" { print $3 }' "$out/train_bench_$batch.csv" 2>/dev/null || true)"
+    say "train_bench (backend cuda, batch $batch, ideal, 1 trainer): exit $rc: ${ours:-no rate} samples/s"
+    rc=0
+    timeout "$(cap 40)" python3 tools/bench/dlrm_torch.py --device cuda --batch "$batch" --row-scale 0.05 \
+      > "$out/dlrm_torch_$batch.txt" 2>&1 || rc=$?
+    theirs="$(sed -n 's/.*samples_per_s=\([0-9.]*\).*/\1/p' "$out/dlrm_torch_$batch.txt" | tail -1)"
+    say "dlrm_torch.py (cuda, batch $batch): exit $rc: ${theirs:-no rate} samples/s"
+    local ratio=""
+    if [ -n "$ours" ] && [ -n "$theirs" ]; then ratio="$(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.3f", a / b }')"; fi
+    echo "$batch ${ours:--} ${theirs:--} ${ratio:--}" >> "$vs"
+    say "  actorrec / PyTorch at batch $batch: ${ratio:-n/a}"
   done
   if [ "$failed" -eq 0 ]; then say "result: passed"; else say "result: FAILED (see $out)"; fi
   return "$failed"
