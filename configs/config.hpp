@@ -206,8 +206,10 @@ struct ClusterConfig {
   int peer_timeout_ms = 3000;        // >= 3 * heartbeat_ms
   int join_timeout_ms = 30000;       // > 0
   // How trainers in different processes sum their gradients: "tls" (mutual
-  // TLS keyed by the secret, gpu/tls_collective.hpp) or "gloo" (plain,
-  // unauthenticated TCP: only for a trusted network).
+  // TLS keyed by the secret, gpu/tls_collective.hpp), "gloo" (plain,
+  // unauthenticated TCP: only for a trusted network), "nccl" (between GPUs,
+  // gpu/nccl_collective.hpp; as unauthenticated as Gloo) or "auto" (NCCL
+  // when every trainer rank can join it, else TLS; gpu/nccl_rendezvous.hpp).
   std::string collective = "tls";
   // Recovery (docs/reliability.md). max_restarts > 0 makes `actorrec node`
   // an agent that runs the member in a worker process and restarts it when

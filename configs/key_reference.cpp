@@ -234,7 +234,7 @@ const Meaning kMeanings[] = {
     {"cluster", "join_timeout_ms", [](const Config& c) { return Int(c.cluster.join_timeout_ms); },
      "How long start-up waits for every member to join."},
     {"cluster", "collective", [](const Config& c) { return Text(c.cluster.collective); },
-     "How trainer processes sum gradients: over mutual TLS keyed by the secret, or Gloo's plain TCP (a trusted network only; it logs a warning). Same bits either way."},
+     "How trainer processes sum gradients: tls (mutual TLS keyed by the secret), gloo (plain TCP), nccl (between GPUs: every trainer process runs the CUDA backend and hosts one trainer, else refused naming the reason) or auto (nccl where every trainer rank can, else tls). gloo and nccl are unauthenticated: a trusted network only, and they log a warning. Same bits every way. Trainers of one process sum through shared memory whatever this says."},
     {"cluster", "max_restarts", [](const Config& c) { return Int(c.cluster.max_restarts); },
      "Above 0, `actorrec node` runs its member in a worker process and restarts it when it dies (SIGKILL, a crash), at most this many times; the cluster then resumes from its newest snapshot and ends with the same parameters. 0: a lost member ends the run (exit 3)."},
     {"cluster", "restart_backoff_ms", [](const Config& c) { return Int(c.cluster.restart_backoff_ms); },

@@ -44,6 +44,15 @@ std::vector<std::string> AllNamed(wire::Role role, uint32_t count) {
   return names;
 }
 
+// Gloo's and NCCL's sockets carry the gradient sums in the clear, with no
+// check of who connects (unlike the TLS collective).
+void WarnPlainCollective(const std::string& collective, const std::string& config_path) {
+  spdlog::warn("cluster.collective = \"{}\" ({}): the trainers' gradient sums between processes travel as "
+               "plain, unauthenticated TCP; anyone who reaches a trainer's port can read them or change the "
+               "model. Use it only on a trusted network",
+               collective, config_path);
+}
+
 }  // namespace
 
 PipelineDirectory ClusterDirectory(const config::Config& cfg, const ClusterSeat& seat) {
@@ -70,11 +79,13 @@ PipelineDirectory ClusterDirectory(const config::Config& cfg, const ClusterSeat&
   };
   directory.gloo_address = cfg.cluster.Find(member)->address;
   directory.gloo_prefix = "cluster-" + cfg.digest;
-  if (cfg.cluster.collective == "gloo") {
-    spdlog::warn("cluster.collective = \"gloo\" ({}): the trainers' gradient sums between processes travel as "
-                 "plain, unauthenticated TCP; anyone who reaches a trainer's port can read them or change the "
-                 "model. Use it only on a trusted network",
-                 cfg.path);
+  const std::string& collective = cfg.cluster.collective;
+  if (collective == "nccl" || collective == "auto") {
+    directory.nccl = collective;
+    directory.config_path = cfg.path;
+  }
+  if (collective == "gloo" || collective == "nccl") {  // no TLS keys
+    WarnPlainCollective(collective, cfg.path);
     return directory;
   }
   for (const config::Member& m : cfg.cluster.members) {
@@ -131,14 +142,45 @@ Result<std::function<Result<std::unique_ptr<gpu::Collective>>()>> PipelineHost::
   group.prefix = directory_.gloo_prefix;
   group.store = store;
   if (!directory_.tls_error.empty()) return Status::Unavailable(directory_.tls_error);
+  std::function<Result<std::unique_ptr<gpu::Collective>>()> connect;
   if (directory_.tls) {
     gpu::TlsCollectiveOptions tls;
     static_cast<gpu::GlooOptions&>(tls) = group;
     tls.tls = directory_.tls;
     tls.members = directory_.rank_members;
-    return std::function([tls] { return gpu::ConnectTls(tls); });
+    connect = [tls] { return gpu::ConnectTls(tls); };
+  } else {
+    connect = [group] { return gpu::ConnectGloo(group); };
   }
-  return std::function([group] { return gpu::ConnectGloo(group); });
+  if (directory_.nccl.empty() || size == 1) return connect;
+  // NCCL between GPUs: "nccl" always (RunParts refused a process that
+  // cannot), "auto" when every rank says it can, else `connect` (TLS).
+  const RunParts& p = *args_.parts;
+  const size_t hosted_trainers = static_cast<size_t>(std::count_if(
+      args_.hosted.begin(), args_.hosted.end(), [](const PlannedActor& a) { return a.role == wire::Role::TRAINER; }));
+  const gpu::NcclReadiness ready =
+      gpu::NcclReadinessOf(gpu::NcclSupport(), p.backend.cuda, p.backend.Line(), hosted_trainers);
+  gpu::NcclOptions nccl;
+  static_cast<gpu::GlooOptions&>(nccl) = group;
+  nccl.device = p.backend.device;
+  const bool automatic = directory_.nccl == "auto";
+  const std::string config_path = directory_.config_path;
+  return std::function([nccl, ready, automatic, connect, config_path]() -> Result<std::unique_ptr<gpu::Collective>> {
+    if (automatic) {
+      auto agreed = gpu::AgreeOnNccl(*nccl.store, nccl.prefix, nccl.rank, nccl.size, ready, nccl.timeout);
+      if (!agreed.ok()) return agreed.status();
+      if (!agreed->all_ready) {
+        spdlog::info("trainer rank {}: cluster.collective = \"auto\": summing over TLS, not NCCL ({})", nccl.rank,
+                     agreed->why_not);
+        return connect();
+      }
+      spdlog::info("trainer rank {}: cluster.collective = \"auto\": summing over NCCL (every trainer rank runs "
+                   "the CUDA backend, one per process)",
+                   nccl.rank);
+      WarnPlainCollective("auto", config_path);
+    }
+    return gpu::ConnectNccl(nccl);
+  });
 }
 
 Status PipelineHost::Spawn(caf::actor_system& sys, const PlannedActor& planned) {

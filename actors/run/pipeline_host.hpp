@@ -29,6 +29,7 @@
 #include "actors/run/run_parts.hpp"
 #include "actors/trainer/trainer_actor.hpp"
 #include "gpu/gloo_collective.hpp"
+#include "gpu/nccl_collective.hpp"
 #include "gpu/shared_memory_collective.hpp"
 #include "gpu/tls_collective.hpp"
 
@@ -60,6 +61,12 @@ struct PipelineDirectory {
   std::shared_ptr<ClusterTls> tls;
   std::vector<std::string> rank_members;
   std::string tls_error;
+  // Set in a cluster with cluster.collective = "nccl" or "auto" (else
+  // empty): the sync schedulers sum over NCCL between GPUs
+  // (gpu/nccl_collective.hpp); with "auto" only when every rank says it can
+  // (gpu/nccl_rendezvous.hpp), else over TLS as above.
+  std::string nccl;
+  std::string config_path;  // for the warnings about plain transports
 };
 
 // Where a process of a cluster sits: its actor system (with the middleman),
@@ -109,8 +116,8 @@ class PipelineHost {
  private:
   PipelineHost() = default;
   Status Spawn(caf::actor_system& sys, const PlannedActor& planned);
-  // How sync scheduler `rank` joins its collective: shared memory, TLS or
-  // Gloo, as the directory says (looking up the cluster's rendezvous).
+  // How sync scheduler `rank` joins its collective: shared memory, TLS,
+  // Gloo or NCCL, as the directory says (looking up the cluster's rendezvous).
   Result<std::function<Result<std::unique_ptr<gpu::Collective>>()>> CollectiveOf(caf::actor_system& sys,
                                                                                  uint32_t rank, uint32_t size);
 

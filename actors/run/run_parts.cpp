@@ -14,6 +14,7 @@
 #include "configs/memory_check.hpp"
 #include "configs/row_state.hpp"
 #include "gpu/backend_select.hpp"
+#include "gpu/nccl_collective.hpp"
 #include "models/init.hpp"
 #include "models/metrics.hpp"
 
@@ -43,6 +44,15 @@ Result<std::unique_ptr<RunParts>> RunParts::Create(const config::Config& cfg,
   auto choice = gpu::ChooseBackend(cfg.training.backend, models::ResidencyOf(cfg.model.kind));
   if (!choice.ok()) return choice.status();
   parts->backend = *choice;
+  // cluster.collective = "nccl" where this process's trainers cannot join
+  // NCCL: refused here, at start-up, naming the key and why. Trainers of one
+  // process (hosted_trainers null) sum through shared memory whatever the
+  // key says, so only the build and the backend are checked for them.
+  if (cfg.cluster.collective == "nccl" && (hosted_trainers == nullptr || !hosted_trainers->empty())) {
+    const size_t in_process = hosted_trainers == nullptr ? 1 : hosted_trainers->size();
+    const gpu::NcclReadiness ready = gpu::NcclReadinessOf(gpu::NcclSupport(), choice->cuda, choice->Line(), in_process);
+    if (Status st = gpu::CheckNcclRequest(ready, cfg.path); !st.ok()) return st;
+  }
   for (uint32_t w = 0; w < W; ++w) {
     gpu::Backend* backend = nullptr;
     if (hosted_trainers == nullptr ||

@@ -307,6 +307,22 @@ TEST_CASE("memory that runs out during start-up ends train with exit 7 and a mes
   REQUIRE_THAT(child.Log(), !Catch::Contains("terminate called"));
 }
 
+TEST_CASE("cluster.collective = nccl where the trainers cannot join NCCL is a config error naming the key and why",
+          "[cli]") {
+  TempDir dir;
+  const std::string path = CacheConfig(dir, "65536", 16, "sgd", "backend = \"cpu\"\n");
+  auto r = Actorrec(dir, {"train", "--config", path, "--set", "cluster.collective=nccl"});
+  INFO(r.output);
+  REQUIRE(r.code == 2);
+  REQUIRE_THAT(r.output, Catch::Contains(": cluster.collective = \"nccl\" cannot be used here: "));
+  // A build with NCCL names the CPU backend; one without, the build.
+  REQUIRE_THAT(r.output, Catch::Contains("its trainers run the CPU backend (") ||
+                             Catch::Contains("this build has no NCCL"));
+  auto automatic = Actorrec(dir, {"train", "--config", path, "--set", "cluster.collective=auto"});
+  INFO(automatic.output);
+  CHECK(automatic.code == 0);  // auto never refuses: one process sums through shared memory
+}
+
 TEST_CASE("train with training.backend = cuda and no usable device is a config error; auto falls back and says so",
           "[cli]") {
   TempDir dir;

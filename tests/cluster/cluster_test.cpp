@@ -245,7 +245,9 @@ TEST_CASE("a run split across processes (sampler + oracle, 2 shards, 2 and 4 tra
           "[cluster]") {
   // Both trainer counts with the default mode; a mode planned with lookahead
   // and two planned without, once each; the trainers sum over the TLS
-  // collective, and once over Gloo (cluster.collective = "gloo"); once with
+  // collective, once over Gloo (cluster.collective = "gloo"), once with
+  // "auto" (the ranks agree through the coordinator that CPU trainers
+  // cannot use NCCL, and fall back to TLS); once with
   // dedup groups over sessions (IKJT from the sampler's member, bag groups
   // in the plans to the trainers' members).
   const auto [trainers, mode, collective, dedup] = GENERATE(table<uint32_t, std::string, std::string, bool>(
@@ -255,6 +257,7 @@ TEST_CASE("a run split across processes (sampler + oracle, 2 shards, 2 and 4 tra
        {2, "static_hot", "tls", false},
        {4, "ideal", "tls", false},
        {4, "lrpp_delayed", "gloo", false},
+       {2, "lrpp_delayed", "auto", false},
        {2, "lrpp_delayed", "tls", true}}));
   INFO("trainers " << trainers << ", mode " << mode << ", collective " << collective << ", dedup " << dedup);
   TempDir dir;
@@ -288,8 +291,8 @@ TEST_CASE("a run split across processes (sampler + oracle, 2 shards, 2 and 4 tra
     members += Member(names.back(), FreePort(), "\"trainer\"", "trainers = 2\n");
   }
   WriteBytes(dir.File("split.toml"),
-             SplitRun(split_dir, members, mode, 6144, collective == "gloo" ? "collective = \"gloo\"\n" : "",
-                      dataset_extra));
+             SplitRun(split_dir, members, mode, 6144,
+                      collective == "tls" ? "" : "collective = \"" + collective + "\"\n", dataset_extra));
   std::vector<std::unique_ptr<ChildProcess>> procs;
   for (const auto& name : names) {
     procs.push_back(std::make_unique<ChildProcess>(
@@ -306,7 +309,12 @@ TEST_CASE("a run split across processes (sampler + oracle, 2 shards, 2 and 4 tra
   // The trainer members' ranks joined the collective the config names.
   for (size_t i = 2; i < procs.size(); ++i) {
     INFO("log of " << names[i] << ":\n" << procs[i]->Log());
-    if (collective == "tls") {
+    if (collective == "auto") {
+      // Here because the trainers run the CPU backend; on a GPU machine
+      // because the member hosts two trainers on one GPU.
+      CHECK_THAT(procs[i]->Log(), Catch::Contains("cluster.collective = \"auto\": summing over TLS, not NCCL (rank 0: "));
+    }
+    if (collective != "gloo") {
       CHECK_THAT(procs[i]->Log(), Catch::Contains("tls collective: rank " + std::to_string(2 * (i - 2)) + " of " +
                                                   std::to_string(trainers) + " listens on 127.0.0.1:"));
     } else {

@@ -141,15 +141,17 @@ TEST_CASE("a missing secret file is an error naming the resolved file", "[config
                         dir.path() + "/sub/nope.secret\": No such file or directory"));
 }
 
-TEST_CASE("cluster.collective takes tls or gloo, and an unknown one names the key", "[configs]") {
+TEST_CASE("cluster.collective takes tls, gloo, nccl or auto, and an unknown one names the key", "[configs]") {
   TempDir dir;
   std::string text = Replace(kValid, "secret = \"0123456789abcdef-test\"",
-                             "secret = \"0123456789abcdef-test\"\ncollective = \"nccl\"");
+                             "secret = \"0123456789abcdef-test\"\ncollective = \"mpi\"");
   std::string path = dir.Write("bad.toml", text);
-  REQUIRE_THAT(LoadError(path),
-               Contains(At(path, text, "\"nccl\"") + "cluster.collective: expected one of tls, gloo; got \"nccl\""));
+  REQUIRE_THAT(LoadError(path), Contains(At(path, text, "\"mpi\"") +
+                                         "cluster.collective: expected one of tls, gloo, nccl, auto; got \"mpi\""));
   REQUIRE(ParseConfig(kValid, "").cluster.collective == "tls");
-  REQUIRE(ParseConfig(Replace(text, "\"nccl\"", "\"gloo\""), "").cluster.collective == "gloo");
+  for (const char* value : {"gloo", "nccl", "auto"}) {
+    REQUIRE(ParseConfig(Replace(text, "\"mpi\"", std::string("\"") + value + "\""), "").cluster.collective == value);
+  }
 }
 
 TEST_CASE("a config without any secret says how to set one", "[configs]") {

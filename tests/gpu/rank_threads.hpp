@@ -16,6 +16,7 @@
 #include "base/status.hpp"
 #include "data/gen/random.hpp"
 #include "gpu/gloo_collective.hpp"
+#include "gpu/shared_memory_collective.hpp"
 
 namespace actorrec::gpu::testing {
 
@@ -84,6 +85,22 @@ inline std::vector<Status> RunGlooGroup(uint32_t w, size_t chunk,
         return ConnectGloo(o);
       },
       body);
+}
+
+// The CPU's rank-order sum of Inputs(seed, r, n) over w ranks: what rank 0
+// of a shared-memory group (one process's trainers) ends with; the
+// collectives' tests hold every other rank and collective to it.
+inline std::vector<float> SharedMemoryRankOrderSum(uint32_t w, uint64_t seed, size_t n) {
+  auto group = std::make_shared<SharedMemoryGroup>(w, std::chrono::milliseconds(10000));
+  std::vector<std::vector<float>> got(w);
+  RunRanks(
+      w, [&](uint32_t r) { return ConnectSharedMemory(group, r); },
+      [&](uint32_t r, Collective& c) {
+        std::vector<float> x = Inputs(seed, r, n);
+        if (!c.AllReduceRankOrder(x.data(), n).ok()) x.assign(1, NAN);
+        got[r] = std::move(x);
+      });
+  return got[0];
 }
 
 }  // namespace actorrec::gpu::testing

@@ -3,7 +3,8 @@
 #
 #   tools/gpu/check.sh pack   here (Debian, nvcc): builds the GPU test program,
 #                             actorrec and train_bench, and packs them with every shared
-#                             library they load but the CUDA driver and cuBLAS
+#                             library they load but the CUDA driver, cuBLAS
+#                             and NCCL
 #                             into gpu-pack/pack.tar.xz (ignored by git; must
 #                             stay under 64 MiB to travel with the tree)
 #   tools/gpu/check.sh run    on the GPU machine, from the repository root:
@@ -22,8 +23,8 @@
 # The GPU machine has the CUDA 13 toolkit and driver, Python, meson and ninja
 # but none of our Debian libraries, and no network: the pack carries glibc's
 # loader and libraries too, and the binaries run through that loader, so the
-# image's own glibc version does not matter. cuBLAS (600 MB with cuBLASLt)
-# and the driver come from the machine, and its cudart (of the same toolkit
+# image's own glibc version does not matter. cuBLAS (600 MB with cuBLASLt),
+# NCCL (208 MiB) and the driver come from the machine, and its cudart (of the same toolkit
 # as its cuBLAS) goes before the packed one.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,7 +34,9 @@ pack="$pack_dir/pack.tar.xz"
 limit_mib=60
 
 # Libraries that must come from the GPU machine, never from the pack.
-from_machine='^(linux-vdso|libcuda\.so|libcublas|libcublasLt|libnvidia)'
+# NCCL too: its library is 208 MiB, over the pack's limit, and the machine
+# has it (the toolkit's or a pip nvidia-nccl wheel).
+from_machine='^(linux-vdso|libcuda\.so|libcublas|libcublasLt|libnvidia|libnccl)'
 
 do_pack() {
   command -v nvcc >/dev/null || { echo "gpu check pack: nvcc is not on the PATH: no CUDA build to pack" >&2; exit 2; }
@@ -80,20 +83,22 @@ do_pack() {
   fi
 }
 
-# The directory holding libcublas.so.13 on this machine: the toolkit's, the
-# linker cache's, or a pip wheel's (nvidia-cublas).
-find_cublas() {
+# The directory holding library $1 (e.g. libcublas.so.13) on this machine:
+# the toolkit's, the linker cache's, or a pip wheel's (nvidia/cu*/lib, or
+# nvidia/$2/lib: nvidia-cublas, nvidia-nccl).
+find_machine_lib() {
   local d
   for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-    [ -e "$d/libcublas.so.13" ] && { echo "$d"; return; }
+    [ -e "$d/$1" ] && { echo "$d"; return; }
   done
-  d="$(ldconfig -p 2>/dev/null | awk '/libcublas\.so\.13 / { print $NF; exit }')"
+  d="$(ldconfig -p 2>/dev/null | awk -v lib="$1" '$1 == lib { print $NF; exit }')"
   [ -n "$d" ] && { dirname "$d"; return; }
-  python3 - <<'PY' 2>/dev/null || true
+  python3 - "$1" "$2" <<'PY' 2>/dev/null || true
 import glob, os, site, sys
+lib, wheel = sys.argv[1], sys.argv[2]
 for root in site.getsitepackages() + [site.getusersitepackages()]:
-    for hit in glob.glob(os.path.join(root, "nvidia", "cu*", "lib", "libcublas.so.13")) + \
-               glob.glob(os.path.join(root, "nvidia", "cublas", "lib", "libcublas.so.13")):
+    for hit in glob.glob(os.path.join(root, "nvidia", "cu*", "lib", lib)) + \
+               glob.glob(os.path.join(root, "nvidia", wheel, "lib", lib)):
         print(os.path.dirname(hit)); sys.exit(0)
 PY
 }
@@ -119,14 +124,16 @@ do_run() {
   else
     say "device: no nvidia-smi on this machine"
   fi
-  local cublas libpath
-  cublas="$(find_cublas)"
+  local cublas nccl libpath
+  cublas="$(find_machine_lib libcublas.so.13 cublas)"
+  nccl="$(find_machine_lib libnccl.so.2 nccl)"
   # The driver's libcuda.so.1, which cudart opens at run time: where the
   # machine's linker cache says (the packed loader reads that cache too).
   local driver
   driver="$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 / { print $NF; exit }')"
-  libpath="$p/lib${cublas:+:$cublas}:$p/cudart${driver:+:$(dirname "$driver")}"
+  libpath="$p/lib${cublas:+:$cublas}${nccl:+:$nccl}:$p/cudart${driver:+:$(dirname "$driver")}"
   say "cuBLAS from: ${cublas:-not found (the CUDA backend cannot load: install the CUDA 13 toolkit or nvidia-cublas)}"
+  say "NCCL from: ${nccl:-not found (the binaries cannot load: install NCCL or nvidia-nccl-cu13)}"
   # Every packed binary runs through the packed loader.
   # The device run's budget: every step's timeout is at most what is left
   # of it (the issue: under 5 minutes in all, unpacking included).

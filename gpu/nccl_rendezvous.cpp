@@ -1,0 +1,109 @@
+#include "gpu/nccl_rendezvous.hpp"
+
+#include <gloo/rendezvous/store.h>
+
+#include <algorithm>
+#include <exception>
+#include <vector>
+
+namespace actorrec::gpu {
+namespace {
+
+std::string ReadyKey(const std::string& prefix, uint32_t rank) {
+  return prefix + "/nccl-ready/" + std::to_string(rank);
+}
+std::string IdKey(const std::string& prefix) { return prefix + "/nccl-id"; }
+
+// The value stored under `key` once it is there; Unavailable naming the key
+// when the store does not answer within `timeout` (Gloo's stores throw).
+Result<std::vector<char>> WaitFor(gloo::rendezvous::Store& store, const std::string& key,
+                                  std::chrono::milliseconds timeout, uint32_t rank) {
+  try {
+    store.wait({key}, timeout);
+    return store.get(key);
+  } catch (const std::exception& e) {
+    return Status::Unavailable("nccl rendezvous on rank " + std::to_string(rank) + ": key '" + key +
+                               "' did not arrive within " + std::to_string(timeout.count()) + " ms: " + e.what());
+  }
+}
+
+Status Put(gloo::rendezvous::Store& store, const std::string& key, const std::vector<char>& value, uint32_t rank) {
+  try {
+    store.set(key, value);
+    return Status::Ok();
+  } catch (const std::exception& e) {
+    return Status::Unavailable("nccl rendezvous on rank " + std::to_string(rank) + ": storing key '" + key +
+                               "' failed: " + e.what());
+  }
+}
+
+}  // namespace
+
+NcclReadiness NcclReadinessOf(const Status& nccl_support, bool backend_cuda, const std::string& backend_line,
+                              size_t trainers_in_process) {
+  if (!nccl_support.ok()) return {false, nccl_support.message()};
+  if (!backend_cuda) return {false, "its trainers run the CPU backend (" + backend_line + ")"};
+  if (trainers_in_process > 1) {
+    return {false, "its process hosts " + std::to_string(trainers_in_process) +
+                       " trainers, which share device 0, and NCCL refuses two ranks on one GPU"};
+  }
+  return {true, ""};
+}
+
+Status CheckNcclRequest(const NcclReadiness& readiness, const std::string& config_path) {
+  if (readiness.ready) return Status::Ok();
+  return Status::InvalidArgument(config_path + ": cluster.collective = \"nccl\" cannot be used here: " +
+                                 readiness.why_not + "; use \"auto\" (NCCL where every trainer can, else TLS) or "
+                                 "\"tls\"");
+}
+
+Result<NcclAgreement> AgreeOnNccl(gloo::rendezvous::Store& store, const std::string& prefix, uint32_t rank,
+                                  uint32_t size, const NcclReadiness& mine, std::chrono::milliseconds timeout) {
+  if (rank >= size) {
+    return Status::InvalidArgument("nccl rendezvous: rank " + std::to_string(rank) + " is not in a group of size " +
+                                   std::to_string(size));
+  }
+  // "1", or "0" followed by the reason.
+  const std::string text = mine.ready ? std::string("1") : "0" + mine.why_not;
+  if (Status st = Put(store, ReadyKey(prefix, rank), std::vector<char>(text.begin(), text.end()), rank); !st.ok()) {
+    return st;
+  }
+  NcclAgreement agreement{true, ""};
+  for (uint32_t r = 0; r < size; ++r) {
+    const std::string key = ReadyKey(prefix, r);
+    auto got = WaitFor(store, key, timeout, rank);
+    if (!got.ok()) return got.status();
+    if (got->empty() || ((*got)[0] != '1' && (*got)[0] != '0') || ((*got)[0] == '1' && got->size() != 1)) {
+      return Status::Corruption("nccl rendezvous on rank " + std::to_string(rank) + ": key '" + key +
+                                "' holds " + std::to_string(got->size()) + " bytes that are not a readiness answer");
+    }
+    if ((*got)[0] == '0' && agreement.all_ready) {
+      agreement = {false, "rank " + std::to_string(r) + ": " + std::string(got->begin() + 1, got->end())};
+    }
+  }
+  return agreement;
+}
+
+Result<NcclUniqueIdBytes> ShareNcclUniqueId(gloo::rendezvous::Store& store, const std::string& prefix,
+                                            uint32_t rank, const std::function<Result<NcclUniqueIdBytes>()>& make_id,
+                                            std::chrono::milliseconds timeout) {
+  const std::string key = IdKey(prefix);
+  if (rank == 0) {
+    auto id = make_id();
+    if (!id.ok()) return id.status();
+    if (Status st = Put(store, key, std::vector<char>(id->begin(), id->end()), rank); !st.ok()) return st;
+    return id;
+  }
+  auto got = WaitFor(store, key, timeout, rank);
+  if (!got.ok()) return got.status();
+  if (got->size() != kNcclUniqueIdBytes) {
+    return Status::Corruption("nccl rendezvous on rank " + std::to_string(rank) + ": key '" + key + "' holds " +
+                              std::to_string(got->size()) + " bytes, not an NCCL unique id (" +
+                              std::to_string(kNcclUniqueIdBytes) + " bytes)");
+  }
+  NcclUniqueIdBytes id;
+  std::copy(got->begin(), got->end(), id.begin());
+  return id;
+}
+
+}  // namespace actorrec::gpu
