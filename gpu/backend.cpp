@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpu/cpu_ops.hpp"
+#include "gpu/cuda/optimizer_ops.hpp"
 
 namespace actorrec::gpu {
 namespace {
@@ -101,6 +102,47 @@ void Backend::SumRowsByIndex(const float* in, size_t in_stride, size_t width, co
     float* acc = out + size_t{index[i]} * out_stride;
     const float* row = in + i * in_stride;
     for (size_t j = 0; j < width; ++j) acc[j] += row[j];
+  }
+}
+
+// ---- The cache slots' defaults, on the host.
+
+float* Backend::AllocatePinned(size_t floats) { return new float[floats == 0 ? 1 : floats]; }
+void Backend::FreePinned(float* p) { delete[] p; }
+
+uint64_t Backend::ScatterSlots(const float* staged, const uint32_t* slots, size_t n, size_t row_floats, float* rows,
+                               size_t row_stride) {
+  for (size_t i = 0; i < n; ++i) {
+    std::memcpy(rows + size_t{slots[i]} * row_stride, staged + i * row_floats, row_floats * sizeof(float));
+  }
+  return 0;
+}
+
+void Backend::GatherSlots(const float* rows, size_t row_stride, const uint32_t* slots, size_t n, size_t row_floats,
+                          float* staged) {
+  GatherRows(rows, row_stride, row_floats, slots, n, staged, row_floats);
+}
+
+void Backend::WaitStaged(uint64_t) {}
+void Backend::ComputeAfter(uint64_t) {}
+
+void Backend::ApplyRowUpdate(float* rows, size_t row_stride, const uint32_t* slots, size_t n, const float* grads,
+                             const RowUpdate& u) {
+  const uint32_t width = u.width;
+  const cuda::AdamSettings adam{u.lr, u.beta1, u.beta2, u.eps};
+  for (size_t i = 0; i < n; ++i) {
+    float* row = rows + size_t{slots[i]} * row_stride;
+    const float* g = grads + i * width;
+    switch (u.kind) {
+      case RowUpdateKind::kSgd:
+        for (uint32_t j = 0; j < width; ++j) row[j] = cuda::SgdUpdate(row[j], g[j], u.lr);
+        break;
+      case RowUpdateKind::kAdagrad:
+        for (uint32_t j = 0; j < width; ++j) cuda::AdagradUpdate(row + j, row + width + j, g[j], u.lr, u.eps);
+        break;
+      case RowUpdateKind::kRowwiseAdagrad: cuda::RowwiseAdagradRow(row, g, width, u.lr, u.eps); break;
+      case RowUpdateKind::kAdam: cuda::RowAdamRow(row, g, width, adam, nullptr, 0); break;
+    }
   }
 }
 

@@ -28,6 +28,15 @@ struct SlotBags {
   size_t samples = 0;
 };
 
+// A row optimizer as the backend runs it (models::RowOptimizer's kind and
+// settings; models/optimizers.hpp states the formulas and the state layout).
+enum class RowUpdateKind : uint8_t { kSgd, kAdagrad, kRowwiseAdagrad, kAdam };
+struct RowUpdate {
+  RowUpdateKind kind = RowUpdateKind::kSgd;
+  uint32_t width = 0;  // weights per row; the state follows them
+  float lr = 0.0f, beta1 = 0.0f, beta2 = 0.0f, eps = 0.0f;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -155,6 +164,50 @@ class Backend {
   // i names. REQUIRES: every index[i] < groups.
   virtual void SumRowsByIndex(const float* in, size_t in_stride, size_t width, const uint32_t* index, size_t n,
                               size_t groups, float* out, size_t out_stride);
+
+  // ---- The trainer's cache slots in the backend's memory
+  // (actors/trainer/slot_array.hpp, docs/gpu.md "The cache slots").
+  //
+  // `rows` is a slot array in the backend's memory: slot s at
+  // rows + s·row_stride, its weights then its optimizer state. `staged` is
+  // memory of AllocatePinned; slot lists, bags and gradients are host
+  // memory. The defaults run on the host: right where the backend's memory
+  // is the host's, and the reference a device backend's overrides must equal
+  // bitwise. Ordering as above: each op sees every op called before it.
+
+  // Host memory a device copies from and to without an extra bounce
+  // (CUDA: pinned). Default: plain host memory. FreePinned(null) does nothing.
+  virtual float* AllocatePinned(size_t floats);
+  virtual void FreePinned(float* p);
+  // rows[slots[i]·row_stride + j] = staged[i·row_floats + j] for i < n,
+  // j < row_floats (slots distinct). May return before the copy has read
+  // `staged`: `staged` may be written again only after WaitStaged of the
+  // ticket returned (0: already read). Later ops on `rows` see the rows.
+  virtual uint64_t ScatterSlots(const float* staged, const uint32_t* slots, size_t n, size_t row_floats, float* rows,
+                                size_t row_stride);
+  // staged[i·row_floats + j] = rows[slots[i]·row_stride + j]; returns once
+  // `staged` holds them.
+  virtual void GatherSlots(const float* rows, size_t row_stride, const uint32_t* slots, size_t n, size_t row_floats,
+                           float* staged);
+  // Returns once the copy of ScatterSlots' `ticket` (and every earlier one)
+  // has read its staging. Default: nothing (the default copies at once).
+  virtual void WaitStaged(uint64_t ticket);
+  // The ops called after this one (pooling, the row update, the model's)
+  // see the rows of ScatterSlots' `ticket` and every earlier one; nothing
+  // else waits (gpu/copy_schedule.hpp says which ticket a batch waits for).
+  // Default: nothing.
+  virtual void ComputeAfter(uint64_t ticket);
+  // PoolBySlot (same contract) with `rows` in the backend's memory; bags and
+  // out on the host. Default: PoolBySlot.
+  virtual void PoolSlots(const float* rows, size_t row_stride, size_t width, const SlotBags& bags, Pooling pooling,
+                         float* out, size_t out_stride) {
+    PoolBySlot(rows, row_stride, width, bags, pooling, out, out_stride);
+  }
+  // The row optimizer (models::RowOptimizer::Apply's arithmetic, the
+  // per-row functions of gpu/cuda/optimizer_ops.hpp) on n distinct slots:
+  // slot slots[i] with its summed gradient grads[i·update.width …].
+  virtual void ApplyRowUpdate(float* rows, size_t row_stride, const uint32_t* slots, size_t n, const float* grads,
+                              const RowUpdate& update);
 };
 
 // A GEMM with k == 0, where op(A)·op(B) is empty: C = beta·C, with beta == 0

@@ -91,8 +91,24 @@ Result<BackendChoice> ChooseFor(std::string_view requested, const DeviceAnswer& 
   return Status::InvalidArgument("training.backend = \"cuda\": " + device.why + kUseCpu);
 }
 
+namespace {
+std::function<std::unique_ptr<Backend>()>& TestFactory() {
+  static std::function<std::unique_ptr<Backend>()> factory;
+  return factory;
+}
+}  // namespace
+
+void SetBackendFactoryForTests(std::function<std::unique_ptr<Backend>()> factory) {
+  std::lock_guard<std::mutex> lock(probe_mutex);
+  TestFactory() = std::move(factory);
+}
+
 Result<std::unique_ptr<Backend>> MakeBackend(const BackendChoice& choice) {
-  if (!choice.cuda) return MakeCpuBackend();
+  if (!choice.cuda) {
+    std::lock_guard<std::mutex> lock(probe_mutex);
+    if (TestFactory()) return TestFactory()();
+    return MakeCpuBackend();
+  }
   {
     std::lock_guard<std::mutex> lock(probe_mutex);
     Probed& probed = ProbeOnce();

@@ -7,6 +7,7 @@
 // trial backend becomes the first one MakeBackend hands out.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -56,6 +57,12 @@ Result<BackendChoice> ChooseFor(std::string_view requested, const DeviceAnswer& 
 // One backend of the chosen kind, for one trainer (each gets its own).
 // InvalidArgument naming training.backend when the device refuses.
 Result<std::unique_ptr<Backend>> MakeBackend(const BackendChoice& choice);
+
+// For tests: while a factory is set, MakeBackend for the CPU choice returns
+// factory() instead (a fake device backend, say, so that a whole run takes
+// a device's paths on the host). Set it before RunParts::Create and clear it
+// (an empty function) after; not for concurrent runs.
+void SetBackendFactoryForTests(std::function<std::unique_ptr<Backend>()> factory);
 
 // How many times this process has probed the device (ChooseBackend's
 // probe; for tests: at most 1).

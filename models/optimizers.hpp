@@ -75,6 +75,7 @@ class RowOptimizer {
   uint32_t state_floats() const { return state_floats_; }
   uint32_t row_floats() const { return width_ + state_floats_; }
   config::SparseOptimizer kind() const { return kind_; }
+  const OptimizerSettings& settings() const { return s_; }
   // Writes a fresh row's state_floats() floats (accumulators at
   // initial_accumulator, Adam's moments and step at 0).
   void InitState(float* state) const;

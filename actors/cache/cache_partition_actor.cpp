@@ -105,8 +105,9 @@ void OnRows(Self self, const wire::Frame<wire::Rows>& frame) {
                           std::to_string(st.payload.header().batch));
   }
   const auto& slots = it->second.slots;
-  for (size_t i = 0; i < slots.size(); ++i) st.payload.CopyRow(i, st.args.cache->slot(slots[i]));
   const int64_t batch = it->second.batch;
+  st.args.cache->cache().FillRows(
+      slots.data(), slots.size(), [&](size_t i, float* dst) { st.payload.CopyRow(i, dst); }, batch);
   st.open.erase(it);
   if (--st.outstanding[batch] == 0) {
     st.outstanding.erase(batch);
@@ -136,9 +137,9 @@ void OnWrite(Self self, int64_t batch) {
   h.state_width = floats - st.args.dim;
   for (uint32_t s = 0; s < S; ++s) {  // every shard gets its round, empty or not
     self->send(st.args.shards[s], wire::EncodeWriteBack(h, keys[s], [&](float* out) {
-      for (size_t i = 0; i < slots[s].size(); ++i) {
-        std::memcpy(out + i * floats, st.args.cache->slot(slots[s][i]), floats * sizeof(float));
-      }
+      st.args.cache->cache().VisitRows(slots[s].data(), slots[s].size(), [&](size_t i, const float* src) {
+        std::memcpy(out + i * floats, src, floats * sizeof(float));
+      });
     }));
   }
   st.acks[batch] = {0, 0};

@@ -100,19 +100,23 @@ Result<std::unique_ptr<LockstepRun>> LockstepRun::Create(std::unique_ptr<RunPart
     run->direct_groups_.resize(W);
     run->staged_.resize(W);
     // Resident rows start at their initial values in every replica.
+    const uint32_t floats = run->parts_->row_optimizer->row_floats();
+    std::vector<float> resident(size_t{run->resident_slots_} * floats, 0.0f);
     for (uint32_t t = 0; t < T && run->mode_ == config::Mode::kIdeal; ++t) {
       for (uint64_t r = 0; r < run->parts_->table_rows[t]; ++r) {
         const uint32_t slot = static_cast<uint32_t>(run->table_base_[t] + r);
-        if (Status st = run->LoadResident(t, r, run->parts_->trainers[0]->slot(slot)); !st.ok()) return st;
+        if (Status st = run->LoadResident(t, r, resident.data() + size_t{slot} * floats); !st.ok()) return st;
       }
     }
     for (const auto& [key, slot] : run->hot_slot_) {
-      Status st = run->LoadResident(static_cast<uint32_t>(key >> 32), key & 0xffffffffu, run->parts_->trainers[0]->slot(slot));
+      Status st = run->LoadResident(static_cast<uint32_t>(key >> 32), key & 0xffffffffu,
+                                    resident.data() + size_t{slot} * floats);
       if (!st.ok()) return st;
     }
-    const size_t floats = size_t{run->resident_slots_} * run->parts_->row_optimizer->row_floats();
-    for (uint32_t w = 1; w < W; ++w) {
-      std::memcpy(run->parts_->trainers[w]->slot(0), run->parts_->trainers[0]->slot(0), floats * sizeof(float));
+    std::vector<uint32_t> every(run->resident_slots_);
+    for (uint32_t s = 0; s < run->resident_slots_; ++s) every[s] = s;
+    for (uint32_t w = 0; w < W; ++w) {
+      run->parts_->trainers[w]->cache().WriteRows(every.data(), every.size(), resident.data());
     }
   }
   return run;
@@ -154,6 +158,7 @@ double LockstepRun::ComputeAll(const data::Batch& batch,
   std::vector<double> forward_s(W, 0.0), backward_s(W, 0.0);
   auto work = [&](uint32_t w) {
     TrainerCore& core = *parts_->trainers[w];
+    core.cache().BeforeComputeAll();  // every row fetched so far is this batch's
     const auto t0 = Clock::now();
     core.Forward(slices_[w], *features[w], *groups[w]);
     forward_s[w] = Since(t0);
@@ -199,11 +204,9 @@ Status LockstepRun::FetchInto(const std::vector<oracle::RowSlot>& rows, const st
     if (Status st = parts_->shards[s]->Fetch(tables[s].data(), ids[s].data(), ids[s].size(), buffer.data()); !st.ok()) {
       return st;
     }
-    for (size_t k = 0; k < ids[s].size(); ++k) {
-      for (uint32_t w : to_trainers) {
-        std::memcpy(parts_->trainers[w]->slot(rows[index[s][k]].slot), buffer.data() + k * floats, floats * sizeof(float));
-      }
-    }
+    std::vector<uint32_t> slots(ids[s].size());
+    for (size_t k = 0; k < ids[s].size(); ++k) slots[k] = rows[index[s][k]].slot;
+    for (uint32_t w : to_trainers) parts_->trainers[w]->cache().WriteRows(slots.data(), slots.size(), buffer.data());
   }
   return Status::Ok();
 }
@@ -214,12 +217,18 @@ Status LockstepRun::StoreFrom(uint32_t trainer, const std::vector<oracle::RowSlo
   const uint32_t floats = parts_->row_optimizer->row_floats();
   std::vector<std::vector<uint32_t>> tables(S), ids(S);
   std::vector<std::vector<float>> data(S);
-  for (const oracle::RowSlot& r : rows) {
+  std::vector<uint32_t> slots(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) slots[i] = rows[i].slot;
+  std::vector<float> values(rows.size() * floats);
+  parts_->trainers[trainer]->cache().VisitRows(slots.data(), slots.size(), [&](size_t i, const float* src) {
+    std::memcpy(values.data() + i * floats, src, floats * sizeof(float));
+  });
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const oracle::RowSlot& r = rows[i];
     const uint32_t s = embedding::ShardOf(r.table, r.row, S);
     tables[s].push_back(r.table);
     ids[s].push_back(r.row);
-    const float* src = parts_->trainers[trainer]->slot(r.slot);
-    data[s].insert(data[s].end(), src, src + floats);
+    data[s].insert(data[s].end(), values.data() + i * floats, values.data() + (i + 1) * floats);
   }
   for (uint32_t s = 0; s < S; ++s) {
     if (ids[s].empty()) continue;
@@ -514,30 +523,29 @@ Result<std::unique_ptr<LockstepRun>> LockstepRun::Resume(const config::Config& c
 }
 
 Result<EvalReport> LockstepRun::Evaluate(uint64_t max_samples) {
-  const size_t bytes = size_t{parts_->row_optimizer->row_floats()} * sizeof(float);
   return parts_->Evaluate(max_samples, parts_->EachRow([&](uint32_t t, data::RowId r, float* out) {
     // The row's latest value: a cache or replica holding it, else its shard.
-    if (const float* held = HeldRow(t, r)) {
-      std::memcpy(out, held, bytes);
-      return Status::Ok();
-    }
+    if (ReadHeldRow(t, r, out)) return Status::Ok();
     return parts_->shards[embedding::ShardOf(t, r, shards())]->Peek(t, r, out);
   }));
 }
 
-const float* LockstepRun::HeldRow(uint32_t t, data::RowId r) const {
-  const TrainerCore& scorer = *parts_->trainers[0];
+bool LockstepRun::ReadHeldRow(uint32_t t, data::RowId r, float* out) {
+  SlotArray& scorer = parts_->trainers[0]->cache();
   if (planned()) {
     if (auto it = location_.find(Key(t, r)); it != location_.end()) {
       const uint32_t owner = it->second.owner == kEveryTrainer ? 0 : it->second.owner;
-      return parts_->trainers[owner]->slot(it->second.slot);
+      parts_->trainers[owner]->cache().ReadRow(it->second.slot, out);
+      return true;
     }
   } else if (mode_ == config::Mode::kIdeal) {
-    return scorer.slot(static_cast<uint32_t>(table_base_[t] + r));
+    scorer.ReadRow(static_cast<uint32_t>(table_base_[t] + r), out);
+    return true;
   } else if (auto it = hot_slot_.find(Key(t, r)); it != hot_slot_.end()) {
-    return scorer.slot(it->second);
+    scorer.ReadRow(it->second, out);
+    return true;
   }
-  return nullptr;
+  return false;
 }
 
 std::span<const float> LockstepRun::dense_params(uint32_t w) const {

@@ -124,8 +124,9 @@ class LockstepRun {
   // Copies every row a trainer holds into its shard (the shards then hold
   // every row's latest value); the run goes on unchanged.
   Status FlushHeldRows();
-  // The latest value of a row a trainer holds (cache, hot set, replica), or null.
-  const float* HeldRow(uint32_t t, data::RowId r) const;
+  // The latest value of a row a trainer holds (cache, hot set, replica) into
+  // out (row_floats); false when no trainer holds it.
+  bool ReadHeldRow(uint32_t t, data::RowId r, float* out);
 
   std::unique_ptr<RunParts> parts_;
   RunPosition position_;     // batches done and the next batch's place in the data

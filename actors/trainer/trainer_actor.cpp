@@ -68,6 +68,7 @@ void TryAdvance(Self self) {
     for (const oracle::RowSlot& r : *list) st.cached[CachedRowKey(r.table, r.row)] = r.slot;
   }
 
+  core.cache().BeforeCompute(st.next);  // its rows' copies, and no later batch's
   core.Forward(w.slice.samples, w.plan.features, w.plan.bag_groups);
   const double forwarded = NowSeconds();
   w.loss = core.Backward(w.slice.samples, w.plan.features, 1.0f / static_cast<float>(w.batch_samples), w.plan.bag_groups);
@@ -150,9 +151,9 @@ wire::Frame<wire::Rows> EncodeSlots(TrainerCore& core, const wire::RowKeys& keys
   return wire::EncodeRows(
       h, keys,
       [&](float* out) {
-        for (size_t i = 0; i < slots.size(); ++i) {
-          std::copy_n(core.slot(slots[i]), core.row_floats(), out + i * core.row_floats());
-        }
+        core.cache().VisitRows(slots.data(), slots.size(), [&](size_t i, const float* src) {
+          std::copy_n(src, core.row_floats(), out + i * core.row_floats());
+        });
         return Status::Ok();
       },
       &fill_status);

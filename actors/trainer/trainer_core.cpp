@@ -9,8 +9,7 @@
 namespace actorrec::trainer {
 namespace {
 
-// Rows ahead whose slot (ApplyRows) or gradient entries (PackRowGrads) are
-// prefetched.
+// Rows ahead whose gradient entries PackRowGrads prefetches.
 constexpr size_t kAhead = 8;
 
 }  // namespace
@@ -46,6 +45,7 @@ TrainerCore::TrainerCore(std::unique_ptr<models::Model> model, std::unique_ptr<m
       tables_(tables),
       width_(rows->width()),
       row_floats_(rows->row_floats()),
+      cache_(backend, rows),
       unique_grads_(tables) {
   ACTORREC_ASSERT(model_->embedding_width() == width_, "row optimizer and model disagree on the row width");
   EnsureSlots(slots);
@@ -54,7 +54,7 @@ TrainerCore::TrainerCore(std::unique_ptr<models::Model> model, std::unique_ptr<m
 void TrainerCore::EnsureSlots(uint32_t slots) {
   if (slots <= slots_) return;
   slots_ = slots;
-  cache_.resize(size_t{slots_} * row_floats_);
+  cache_.Ensure(slots_);
   grad_stamp_.resize(slots_, 0);
   grad_ptr_.resize(slots_, nullptr);
 }
@@ -89,7 +89,12 @@ void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<or
   }
   if (groups.empty()) {
     bag_of_.clear();
-    PoolSlice(*backend_, cache_.data(), row_floats_, width_, pooling_, features, n, pooled_.data());
+    const size_t stride = size_t{tables_} * width_;
+    for (uint32_t t = 0; t < tables_; ++t) {
+      const gpu::SlotBags bags = BagsOf(features[t]);
+      ACTORREC_ASSERT(bags.samples == n, "a table's bags must cover the slice");
+      cache_.Pool(width_, bags, pooling_, pooled_.data() + size_t{t} * width_, stride);
+    }
   } else {
     MapGroups(groups, n);
     tuple_pooled_.resize(tables_);
@@ -99,7 +104,7 @@ void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<or
       float* pooled = pooled_.data() + size_t{t} * width_;
       if (bag_of_[t] == nullptr) {
         ACTORREC_ASSERT(bags.samples == n, "a table's bags must cover the slice");
-        backend_->PoolBySlot(cache_.data(), row_floats_, width_, bags, pooling_, pooled, stride);
+        cache_.Pool(width_, bags, pooling_, pooled, stride);
         continue;
       }
       // Each tuple once, then to every sample that uses it.
@@ -108,7 +113,7 @@ void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<or
                       "a sample's tuple is one of its group's tuples");
       std::vector<float>& tuples = tuple_pooled_[t];
       tuples.resize(bags.samples * width_);
-      backend_->PoolBySlot(cache_.data(), row_floats_, width_, bags, pooling_, tuples.data(), width_);
+      cache_.Pool(width_, bags, pooling_, tuples.data(), width_);
       backend_->GatherRows(tuples.data(), width_, width_, bag_of_[t]->data(), n, pooled, stride);
     }
   }
@@ -156,17 +161,9 @@ double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector
 }
 
 void TrainerCore::ApplyRows(std::span<const oracle::RowSlot> rows, const float* sums) {
-  // Each slot is a miss to memory (the cache is megabytes, the rows of a
-  // sync set random in it), and the update a few instructions: the row some
-  // updates ahead is asked for while this one is updated.
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (i + kAhead < rows.size()) {
-      const float* ahead = slot(rows[i + kAhead].slot);
-      __builtin_prefetch(ahead, 1);
-      __builtin_prefetch(ahead + row_floats_ - 1, 1);  // a row may straddle two lines
-    }
-    ApplyRow(rows[i].slot, sums + i * width_);
-  }
+  apply_slots_.resize(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) apply_slots_[i] = rows[i].slot;
+  cache_.ApplyRows(apply_slots_.data(), apply_slots_.size(), sums);
 }
 
 const float* TrainerCore::RowGrad(uint32_t s) const {

@@ -1,7 +1,9 @@
 // TrainerCore: one trainer's work on one batch slice, as plain C++ (the
 // trainer actor's functional core). The trainer owns a dense model replica
 // and a cache: `slots` rows of row_floats() floats each, the embedding
-// weights followed by their optimizer state (a row travels with its state).
+// weights followed by their optimizer state (a row travels with its state),
+// in its backend's memory (SlotArray: the host's on the CPU backend, the
+// device's on CUDA).
 //
 // One batch, in order:
 //   Compute()       pools each table's bags by slot, runs forward and
@@ -27,6 +29,7 @@
 #include "gpu/backend.hpp"
 #include "models/model.hpp"
 #include "models/optimizers.hpp"
+#include "actors/trainer/slot_array.hpp"
 
 namespace actorrec::trainer {
 
@@ -54,8 +57,10 @@ class TrainerCore {
   // Grows the cache to at least `slots` rows (the no-cache mode stages each
   // batch's rows after the resident ones). Existing rows are kept.
   void EnsureSlots(uint32_t slots);
-  float* slot(uint32_t s) { return cache_.data() + size_t{s} * row_floats_; }
-  const float* slot(uint32_t s) const { return cache_.data() + size_t{s} * row_floats_; }
+  // The slots: rows go in and out through it (FillRows, VisitRows), and on a
+  // host backend host_slot(s) is slot s itself.
+  SlotArray& cache() { return cache_; }
+  const SlotArray& cache() const { return cache_; }
 
   // The forward pass of the slice `samples` (labels, dense) whose sparse
   // features are `features` (one per table, in table order, slots into this
@@ -94,7 +99,7 @@ class TrainerCore {
   void PackRowGrads(std::span<const oracle::RowSlot> rows, std::vector<float>* out) const;
 
   // The row optimizer on slot s with `grad` (width() floats).
-  void ApplyRow(uint32_t s, const float* grad) { row_optimizer_->Apply(slot(s), grad); }
+  void ApplyRow(uint32_t s, const float* grad) { cache_.ApplyRows(&s, 1, grad); }
   // ApplyRow for each of `rows` with the gradient sums + i·width(): the sync
   // sets' rows in plan order, whose slots lie all over the cache.
   void ApplyRows(std::span<const oracle::RowSlot> rows, const float* sums);
@@ -120,7 +125,8 @@ class TrainerCore {
   uint32_t width_;
   uint32_t row_floats_;
   uint32_t slots_ = 0;
-  std::vector<float> cache_;
+  SlotArray cache_;
+  std::vector<uint32_t> apply_slots_;  // ApplyRows' slot list, kept for its capacity
 
   // Scratch, kept between batches.
   std::vector<float> pooled_;

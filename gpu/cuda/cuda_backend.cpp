@@ -26,6 +26,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,6 +38,8 @@
 #include "gpu/cuda/dense_kernels.cuh"
 #include "gpu/cuda/dense_ops.hpp"
 #include "gpu/buffer.hpp"
+#include "gpu/cuda/optimizer_kernels.cuh"
+#include "gpu/cuda/slot_kernels.cuh"
 #include "gpu/cuda_backend.hpp"
 
 namespace actorrec::gpu {
@@ -102,6 +107,13 @@ class CudaBackend final : public Backend {
       if (s != nullptr) cudaStreamDestroy(s);
     }
     if (uploaded_ != nullptr) cudaEventDestroy(uploaded_);
+    for (auto& [ticket, e] : in_flight_) cudaEventSynchronize(e), cudaEventDestroy(e);
+    for (cudaEvent_t e : free_events_) cudaEventDestroy(e);
+    for (cudaEvent_t e : {slot_computed_, gathered_}) {
+      if (e != nullptr) cudaEventDestroy(e);
+    }
+    for (auto& [host, pinned] : pinned_) cudaFreeHost(const_cast<float*>(host)), cudaFree(pinned.mirror);
+    if (adam_table_ != nullptr) cudaFree(adam_table_);
     for (void* p : {upload_host_, download_host_}) {
       if (p != nullptr) cudaFreeHost(p);
     }
@@ -129,14 +141,16 @@ class CudaBackend final : public Backend {
     for (cudaStream_t* s : {&compute_, &copy_}) {
       if (st.ok()) st = cuda(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     }
-    for (cudaEvent_t* e : {&inputs_copied_, &computed_, &uploaded_}) {
+    for (cudaEvent_t* e : {&inputs_copied_, &computed_, &uploaded_, &slot_computed_}) {
       if (st.ok()) st = cuda(cudaEventCreateWithFlags(e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
     }
     // The host waits on this one: blocking, so that a waiting trainer
     // leaves its core to the other actors instead of spinning.
-    if (st.ok()) {
-      st = cuda(cudaEventCreateWithFlags(&outputs_copied_, cudaEventDisableTiming | cudaEventBlockingSync),
-                "cudaEventCreateWithFlags");
+    for (cudaEvent_t* e : {&outputs_copied_, &gathered_}) {
+      if (st.ok()) {
+        st = cuda(cudaEventCreateWithFlags(e, cudaEventDisableTiming | cudaEventBlockingSync),
+                  "cudaEventCreateWithFlags");
+      }
     }
     if (st.ok()) st = cuda(cudaMalloc(&workspace_, kCublasWorkspaceBytes), "cudaMalloc (cuBLAS workspace)");
     if (st.ok()) st = blas(cublasCreate(&cublas_), "cublasCreate");
@@ -410,6 +424,165 @@ class CudaBackend final : public Backend {
     Check(cudaMemsetAsync(p, 0, floats * sizeof(float), compute_), "SetZero", "cudaMemsetAsync");
   }
 
+  // ---- The trainer's cache slots in device memory (docs/gpu.md "The cache
+  // slots"). The cache partition calls AllocatePinned, ScatterSlots,
+  // GatherSlots and WaitStaged from its own thread while the trainer
+  // computes: they use only the members below slot_mu_ and the two streams
+  // (the CUDA runtime's calls are thread-safe), never the trainer's staging.
+
+  // Pinned host memory with a device mirror of the same size: a staged
+  // span [p, p + k) is copied to mirror + (p − host) and the kernels read
+  // it there, so the ring's tickets free both at once.
+  float* AllocatePinned(size_t floats) override {
+    std::lock_guard<std::mutex> lock(slot_mu_);
+    Check(cudaSetDevice(device_), "AllocatePinned", "cudaSetDevice");
+    const size_t bytes = std::max<size_t>(floats, 1) * sizeof(float);
+    void* host = nullptr;
+    void* mirror = nullptr;
+    Check(cudaHostAlloc(&host, bytes, cudaHostAllocDefault), "AllocatePinned", "cudaHostAlloc (staging ring)");
+    if (cudaError_t err = cudaMalloc(&mirror, bytes); err != cudaSuccess) {
+      cudaFreeHost(host);
+      Fail("AllocatePinned", "cudaMalloc (staging ring's mirror)", CudaWhy(err));
+    }
+    pinned_[static_cast<float*>(host)] = {static_cast<float*>(mirror), std::max<size_t>(floats, 1)};
+    return static_cast<float*>(host);
+  }
+  void FreePinned(float* p) override {
+    if (p == nullptr) return;
+    std::lock_guard<std::mutex> lock(slot_mu_);
+    auto it = pinned_.find(p);
+    if (it == pinned_.end()) throw std::invalid_argument(Where("FreePinned") + ": memory not from AllocatePinned");
+    Check(cudaFree(it->second.mirror), "FreePinned", "cudaFree");
+    Check(cudaFreeHost(p), "FreePinned", "cudaFreeHost");
+    pinned_.erase(it);
+  }
+
+  // Copy stream: the staged rows and their slots up (one copy when the
+  // slots follow the rows, as SlotArray stages them), then, once the
+  // compute stream's work so far is done (the slots' last readers), the
+  // scatter kernel; the ticket's event after it. The compute stream waits
+  // for it only when told (ComputeAfter: the batch whose rows these are).
+  uint64_t ScatterSlots(const float* staged, const uint32_t* slots, size_t n, size_t row_floats, float* rows,
+                        size_t row_stride) override {
+    if (n == 0) return 0;
+    std::lock_guard<std::mutex> lock(slot_mu_);
+    Check(cudaSetDevice(device_), "ScatterSlots", "cudaSetDevice");
+    const float* rows_up = Mirror(staged, n * row_floats, "ScatterSlots");
+    const float* slots_end = reinterpret_cast<const float*>(slots);
+    if (slots_end == staged + n * row_floats) {
+      CopyUp(rows_up, staged, (n * row_floats + n) * sizeof(float), "ScatterSlots");
+    } else {
+      CopyUp(rows_up, staged, n * row_floats * sizeof(float), "ScatterSlots");
+      CopyUp(Mirror(slots_end, n, "ScatterSlots"), slots_end, n * sizeof(uint32_t), "ScatterSlots");
+    }
+    const auto* slots_up = reinterpret_cast<const uint32_t*>(Mirror(slots_end, n, "ScatterSlots"));
+    Check(cudaEventRecord(slot_computed_, compute_), "ScatterSlots", "cudaEventRecord");
+    Check(cudaStreamWaitEvent(copy_, slot_computed_, 0), "ScatterSlots", "cudaStreamWaitEvent");
+    Check(cuda::LaunchScatterSlots(rows_up, slots_up, n, row_floats, rows, row_stride, copy_), "ScatterSlots",
+          "LaunchScatterSlots");
+    cudaEvent_t done = TicketEvent();
+    Check(cudaEventRecord(done, copy_), "ScatterSlots", "cudaEventRecord");
+    in_flight_.emplace_back(++tickets_, done);
+    return tickets_;
+  }
+
+  // The compute stream waits for the ticket's event; one no longer in
+  // flight has been waited for on the host already (WaitStaged).
+  void ComputeAfter(uint64_t ticket) override {
+    std::lock_guard<std::mutex> lock(slot_mu_);
+    for (const auto& [t, e] : in_flight_) {
+      if (t == ticket) {
+        Check(cudaStreamWaitEvent(compute_, e, 0), "ComputeAfter", "cudaStreamWaitEvent");
+        return;
+      }
+    }
+  }
+
+  // After the compute stream's work so far (the rows' updates): the slots
+  // up, the gather kernel into the mirror, one copy down; waits for it.
+  void GatherSlots(const float* rows, size_t row_stride, const uint32_t* slots, size_t n, size_t row_floats,
+                   float* staged) override {
+    if (n == 0) return;
+    std::lock_guard<std::mutex> lock(slot_mu_);
+    Check(cudaSetDevice(device_), "GatherSlots", "cudaSetDevice");
+    const float* slots_at = reinterpret_cast<const float*>(slots);
+    float* rows_down = Mirror(staged, n * row_floats, "GatherSlots");
+    auto* slots_up = reinterpret_cast<uint32_t*>(Mirror(slots_at, n, "GatherSlots"));
+    CopyUp(reinterpret_cast<float*>(slots_up), slots_at, n * sizeof(uint32_t), "GatherSlots");
+    Check(cudaEventRecord(slot_computed_, compute_), "GatherSlots", "cudaEventRecord");
+    Check(cudaStreamWaitEvent(copy_, slot_computed_, 0), "GatherSlots", "cudaStreamWaitEvent");
+    Check(cuda::LaunchGatherSlots(rows, row_stride, slots_up, n, row_floats, rows_down, copy_), "GatherSlots",
+          "LaunchGatherSlots");
+    Check(cudaMemcpyAsync(staged, rows_down, n * row_floats * sizeof(float), cudaMemcpyDeviceToHost, copy_),
+          "GatherSlots", "cudaMemcpyAsync (device to host)");
+    Check(cudaEventRecord(gathered_, copy_), "GatherSlots", "cudaEventRecord");
+    Check(cudaEventSynchronize(gathered_), "GatherSlots", "cudaEventSynchronize");
+  }
+
+  void WaitStaged(uint64_t ticket) override {
+    std::lock_guard<std::mutex> lock(slot_mu_);
+    while (!in_flight_.empty() && in_flight_.front().first <= ticket) {
+      cudaEvent_t e = in_flight_.front().second;
+      Check(cudaEventSynchronize(e), "WaitStaged", "cudaEventSynchronize");
+      in_flight_.pop_front();
+      free_events_.push_back(e);
+    }
+  }
+
+  // PoolBySlot's kernel on the device rows: only the bags' indices go up
+  // and the pooled values come down.
+  void PoolSlots(const float* rows, size_t row_stride, size_t width, const SlotBags& bags, Pooling pooling,
+                 float* out, size_t out_stride) override {
+    if (bags.samples == 0 || width == 0) return;
+    const size_t unique = bags.unique_count, positions = bags.offsets[bags.samples];
+    Layout layout;
+    const size_t at_slots = layout.Add(unique * sizeof(uint32_t));
+    const size_t at_inverse = layout.Add(positions * sizeof(uint32_t));
+    const size_t at_offsets = layout.Add((bags.samples + 1) * sizeof(uint32_t));
+    const size_t inputs = layout.end;
+    const size_t at_out = layout.Add(bags.samples * width * sizeof(float));
+    Reserve(layout.end, "PoolSlots");
+    std::memcpy(HostAt<uint32_t>(at_slots), bags.unique_slots, unique * sizeof(uint32_t));
+    std::memcpy(HostAt<uint32_t>(at_inverse), bags.inverse, positions * sizeof(uint32_t));
+    std::memcpy(HostAt<uint32_t>(at_offsets), bags.offsets, (bags.samples + 1) * sizeof(uint32_t));
+    CopyIn(inputs, "PoolSlots");
+    Check(cuda::LaunchPoolBySlot(rows, row_stride, width, DeviceAt<uint32_t>(at_slots), DeviceAt<uint32_t>(at_inverse),
+                                 DeviceAt<uint32_t>(at_offsets), bags.samples, pooling == Pooling::kMean,
+                                 DeviceAt<float>(at_out), width, compute_),
+          "PoolSlots", "LaunchPoolBySlot");
+    CopyOut(at_out, bags.samples * width * sizeof(float), "PoolSlots");
+    UnpackRows(HostAt<float>(at_out), bags.samples, width, out_stride, out);
+  }
+
+  // The slots and their gradients up, the row optimizer's kernel on the
+  // compute stream; waits for it, so that the staging is free for the next
+  // call (TODO(perf): a ring of its own would let it run on).
+  void ApplyRowUpdate(float* rows, size_t row_stride, const uint32_t* slots, size_t n, const float* grads,
+                      const RowUpdate& u) override {
+    if (n == 0) return;
+    Layout layout;
+    const size_t at_slots = layout.Add(n * sizeof(uint32_t));
+    const size_t at_grads = layout.Add(n * u.width * sizeof(float));
+    Reserve(layout.end, "ApplyRowUpdate");
+    std::memcpy(HostAt<uint32_t>(at_slots), slots, n * sizeof(uint32_t));
+    std::memcpy(HostAt<float>(at_grads), grads, n * u.width * sizeof(float));
+    const float* table = u.kind == RowUpdateKind::kAdam ? AdamTable(u) : nullptr;
+    CopyIn(layout.end, "ApplyRowUpdate");
+    const cuda::RowBatch batch{rows, row_stride, DeviceAt<uint32_t>(at_slots), DeviceAt<float>(at_grads), n, u.width};
+    cudaError_t err = cudaSuccess;
+    switch (u.kind) {
+      case RowUpdateKind::kSgd: err = cuda::LaunchRowSgd(batch, u.lr, compute_); break;
+      case RowUpdateKind::kAdagrad: err = cuda::LaunchRowAdagrad(batch, u.lr, u.eps, compute_); break;
+      case RowUpdateKind::kRowwiseAdagrad: err = cuda::LaunchRowwiseAdagrad(batch, u.lr, u.eps, compute_); break;
+      case RowUpdateKind::kAdam:
+        err = cuda::LaunchRowAdam(batch, {u.lr, u.beta1, u.beta2, u.eps}, table, kAdamTableSteps, compute_);
+        break;
+    }
+    Check(err, "ApplyRowUpdate", "LaunchRow*");
+    Check(cudaEventRecord(computed_, compute_), "ApplyRowUpdate", "cudaEventRecord");
+    Check(cudaEventSynchronize(computed_), "ApplyRowUpdate", "cudaEventSynchronize");
+  }
+
  private:
   // The kernels derive the width from (T, d, z); a caller's other width is
   // its bug, said before any launch.
@@ -490,6 +663,51 @@ class CudaBackend final : public Backend {
     Check(cudaEventSynchronize(outputs_copied_), op, "cudaEventSynchronize");
   }
 
+  // The mirror of pinned memory p (AllocatePinned) for [p, p + floats).
+  // REQUIRES: slot_mu_ held.
+  float* Mirror(const float* p, size_t floats, const char* op) {
+    auto it = pinned_.upper_bound(p);
+    if (it != pinned_.begin()) {
+      --it;
+      if (p >= it->first && p + floats <= it->first + it->second.floats) return it->second.mirror + (p - it->first);
+    }
+    throw std::invalid_argument(Where(op) + ": staging not in memory of AllocatePinned");
+  }
+  void CopyUp(const float* device, const float* host, size_t bytes, const char* op) {
+    Check(cudaMemcpyAsync(const_cast<float*>(device), host, bytes, cudaMemcpyHostToDevice, copy_), op,
+          "cudaMemcpyAsync (host to device)");
+  }
+  // An event for a new ticket: a recycled one, else a new one (blocking
+  // sync: WaitStaged sleeps). REQUIRES: slot_mu_ held.
+  cudaEvent_t TicketEvent() {
+    if (!free_events_.empty()) {
+      cudaEvent_t e = free_events_.back();
+      free_events_.pop_back();
+      return e;
+    }
+    cudaEvent_t e = nullptr;
+    Check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming | cudaEventBlockingSync), "ScatterSlots",
+          "cudaEventCreateWithFlags");
+    return e;
+  }
+  // Lazy Adam's bias corrections for steps 1 … kAdamTableSteps
+  // (FillAdamCorrections: the CPU's bits), on the device once.
+  const float* AdamTable(const RowUpdate& u) {
+    if (adam_table_ == nullptr || adam_beta1_ != u.beta1 || adam_beta2_ != u.beta2) {
+      std::vector<float> table(2 * size_t{kAdamTableSteps});
+      cuda::FillAdamCorrections(u.beta1, u.beta2, kAdamTableSteps, table.data());
+      if (adam_table_ == nullptr) adam_table_ = Allocate(table.size());
+      Upload(adam_table_, table.data(), table.size());
+      adam_beta1_ = u.beta1;
+      adam_beta2_ = u.beta2;
+    }
+    return adam_table_;
+  }
+
+  // A row's step count never exceeds the batches it was trained in; past
+  // 2^16 a row computes its correction with the device's powf (docs/gpu.md).
+  static constexpr uint32_t kAdamTableSteps = uint32_t{1} << 16;
+
   const int device_;
   std::string device_name_, describe_;
   cudaStream_t compute_ = nullptr, copy_ = nullptr;
@@ -512,6 +730,20 @@ class CudaBackend final : public Backend {
   // destructor frees them first.
   Buffer terms_, cross_gs_;
   std::vector<float> host_terms_;
+  // The cache slots' copies (the partition's thread; see above).
+  struct Pinned {
+    float* mirror;
+    size_t floats;
+  };
+  std::mutex slot_mu_;
+  std::map<const float*, Pinned> pinned_;
+  std::deque<std::pair<uint64_t, cudaEvent_t>> in_flight_;  // ScatterSlots' tickets, in order
+  std::vector<cudaEvent_t> free_events_;
+  uint64_t tickets_ = 0;
+  cudaEvent_t slot_computed_ = nullptr, gathered_ = nullptr;
+  // Lazy Adam's correction table (ApplyRowUpdate) and the betas it is for.
+  float* adam_table_ = nullptr;
+  float adam_beta1_ = 0.0f, adam_beta2_ = 0.0f;
 };
 
 }  // namespace

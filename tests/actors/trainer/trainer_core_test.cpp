@@ -39,11 +39,11 @@ TEST_CASE("ApplyRows updates each row as ApplyRow does", "[trainer]") {
     std::vector<float> sums(rows.size() * a.width());
     for (float& x : sums) x = static_cast<float>(rng.Normal());
     for (uint32_t s = 0; s < a.slots(); ++s) {
-      for (uint32_t j = 0; j < a.row_floats(); ++j) a.slot(s)[j] = b.slot(s)[j] = 0.01f * static_cast<float>(j + s % 7);
+      for (uint32_t j = 0; j < a.row_floats(); ++j) a.cache().host_slot(s)[j] = b.cache().host_slot(s)[j] = 0.01f * static_cast<float>(j + s % 7);
     }
     a.ApplyRows(rows, sums.data());
     for (size_t i = 0; i < rows.size(); ++i) b.ApplyRow(rows[i].slot, sums.data() + i * b.width());
-    CHECK(SameBits(a.slot(0), b.slot(0), size_t{a.slots()} * a.row_floats()));
+    CHECK(SameBits(a.cache().host_slot(0), b.cache().host_slot(0), size_t{a.slots()} * a.row_floats()));
   }
 }
 

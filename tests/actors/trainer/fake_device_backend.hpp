@@ -1,0 +1,189 @@
+// A fake device backend for the trainer's cache slots (SlotArray) on the
+// host, in the pattern of tests/models/device_resident_test.cpp: memory of
+// its own (device_memory() true) that is host memory underneath, the CPU
+// backend's arithmetic, and checks that every slot op gets the right kind
+// of pointer (rows in its memory, staging in its pinned memory, bags and
+// gradients on the host) and that no host-pointer op (PoolBySlot, Gemm)
+// ever gets the device's rows.
+//
+// ScatterSlots copies late, as a device's copy stream would: the copy is
+// queued and lands only at WaitStaged or ComputeAfter of its ticket, or at
+// a later op on the copy stream (Upload, Download, GatherSlots; CUDA's
+// compute stream waits for an Upload). PoolSlots and ApplyRowUpdate (the
+// compute stream) land nothing. A caller that rewrites its staging before
+// WaitStaged, or computes without ComputeAfter, therefore sees the wrong
+// rows, and a run on this backend stops equalling the CPU's.
+//
+// Thread-safe: a trainer and its cache partition call it from two threads.
+#pragma once
+
+#include <atomic>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "gpu/backend.hpp"
+
+namespace actorrec::trainer {
+
+// What a fake saw; it outlives the fake (a run's parts own their backends).
+struct FakeDeviceStats {
+  std::atomic<int> uploads{0}, downloads{0}, scatters{0}, gathers{0}, row_updates{0};
+  std::mutex mu;
+  std::vector<std::string> errors;  // guarded by mu
+};
+
+class FakeDeviceBackend final : public gpu::Backend {
+ public:
+  explicit FakeDeviceBackend(std::shared_ptr<FakeDeviceStats> stats = std::make_shared<FakeDeviceStats>())
+      : stats_(std::move(stats)) {}
+  FakeDeviceStats& stats() { return *stats_; }
+
+  std::string name() const override { return "fake device (host memory)"; }
+  bool device_memory() const override { return true; }
+
+  float* Allocate(size_t floats) override { return Track(&device_, floats); }
+  void Free(float* p) override { Untrack(&device_, p, "Free"); }
+  float* AllocatePinned(size_t floats) override { return Track(&pinned_, floats); }
+  void FreePinned(float* p) override { Untrack(&pinned_, p, "FreePinned"); }
+
+  void Upload(float* dst, const float* host, size_t floats) override {
+    Flush();
+    Check(&device_, dst, floats, true, "Upload dst");
+    Check(&device_, host, 1, false, "Upload src");
+    ++stats_->uploads;
+    if (floats > 0) std::memcpy(dst, host, floats * sizeof(float));
+  }
+  void Download(float* host, const float* src, size_t floats) override {
+    Flush();
+    Check(&device_, src, floats, true, "Download src");
+    Check(&device_, host, 1, false, "Download dst");
+    ++stats_->downloads;
+    if (floats > 0) std::memcpy(host, src, floats * sizeof(float));
+  }
+
+  void Gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+            float beta, float* c, int ldc) override {
+    cpu_->Gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+  void PoolBySlot(const float* rows, size_t row_stride, size_t width, const gpu::SlotBags& bags, gpu::Pooling pooling,
+                  float* out, size_t out_stride) override {
+    Check(&device_, rows, 1, false, "PoolBySlot rows (host pointers only)");
+    cpu_->PoolBySlot(rows, row_stride, width, bags, pooling, out, out_stride);
+  }
+  void BagGradToUnique(const float* g, size_t in_stride, size_t width, const gpu::SlotBags& bags,
+                       gpu::Pooling pooling, float* out) override {
+    cpu_->BagGradToUnique(g, in_stride, width, bags, pooling, out);
+  }
+
+  uint64_t ScatterSlots(const float* staged, const uint32_t* slots, size_t n, size_t row_floats, float* rows,
+                        size_t row_stride) override {
+    Check(&pinned_, staged, n * row_floats, true, "ScatterSlots staged");
+    Check(&pinned_, reinterpret_cast<const float*>(slots), n, true, "ScatterSlots slots");
+    Check(&device_, rows, 1, true, "ScatterSlots rows");
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_->scatters;
+    pending_.push_back({staged, slots, n, row_floats, rows, row_stride, ++ticket_});
+    return ticket_;
+  }
+  void GatherSlots(const float* rows, size_t row_stride, const uint32_t* slots, size_t n, size_t row_floats,
+                   float* staged) override {
+    Flush();
+    Check(&pinned_, staged, n * row_floats, true, "GatherSlots staged");
+    Check(&device_, rows, 1, true, "GatherSlots rows");
+    ++stats_->gathers;
+    gpu::Backend::GatherSlots(rows, row_stride, slots, n, row_floats, staged);
+  }
+  void WaitStaged(uint64_t ticket) override { Flush(ticket); }
+  void ComputeAfter(uint64_t ticket) override { Flush(ticket); }
+  void PoolSlots(const float* rows, size_t row_stride, size_t width, const gpu::SlotBags& bags, gpu::Pooling pooling,
+                 float* out, size_t out_stride) override {
+    Check(&device_, rows, 1, true, "PoolSlots rows");
+    Check(&device_, out, 1, false, "PoolSlots out");
+    cpu_->PoolBySlot(rows, row_stride, width, bags, pooling, out, out_stride);
+  }
+  void ApplyRowUpdate(float* rows, size_t row_stride, const uint32_t* slots, size_t n, const float* grads,
+                      const gpu::RowUpdate& update) override {
+    Check(&device_, rows, 1, true, "ApplyRowUpdate rows");
+    Check(&device_, grads, 1, false, "ApplyRowUpdate grads");
+    ++stats_->row_updates;
+    gpu::Backend::ApplyRowUpdate(rows, row_stride, slots, n, grads, update);
+  }
+
+  std::vector<std::string> errors() const {
+    std::lock_guard<std::mutex> lock(stats_->mu);
+    return stats_->errors;
+  }
+  size_t live() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return device_.size() + pinned_.size();
+  }
+ private:
+  struct Copy {
+    const float* staged;
+    const uint32_t* slots;
+    size_t n, row_floats;
+    float* rows;
+    size_t row_stride;
+    uint64_t ticket;
+  };
+  using Memory = std::map<const float*, size_t>;
+
+  float* Track(Memory* memory, size_t floats) {
+    float* p = new float[floats == 0 ? 1 : floats];
+    std::lock_guard<std::mutex> lock(mu_);
+    (*memory)[p] = floats;
+    return p;
+  }
+  void Untrack(Memory* memory, float* p, const char* what) {
+    if (p == nullptr) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (memory->erase(p) == 0) Error(std::string(what) + " of memory not allocated there");
+    }
+    delete[] p;
+  }
+  // Whether [p, p + floats) lies in one allocation of `memory` (inside) or
+  // outside all of them (!inside); else an error naming `what`.
+  void Check(const Memory* memory, const void* p, size_t floats, bool inside, const char* what) {
+    if (p == nullptr || floats == 0) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    const float* f = static_cast<const float*>(p);
+    auto it = memory->upper_bound(f);
+    bool in = false;
+    if (it != memory->begin()) {
+      --it;
+      in = f >= it->first && f + (inside ? floats : 1) <= it->first + it->second;
+    }
+    if (in != inside) Error(std::string(what) + (inside ? ": not in " : ": in ") + "the fake's memory");
+  }
+  // Lands every queued copy up to `ticket`, in order.
+  void Flush(uint64_t ticket = UINT64_MAX) {
+    std::lock_guard<std::mutex> lock(mu_);
+    while (!pending_.empty() && pending_.front().ticket <= ticket) {
+      const Copy c = pending_.front();
+      pending_.erase(pending_.begin());
+      for (size_t i = 0; i < c.n; ++i) {
+        std::memcpy(c.rows + size_t{c.slots[i]} * c.row_stride, c.staged + i * c.row_floats,
+                    c.row_floats * sizeof(float));
+      }
+    }
+  }
+
+  void Error(std::string what) {
+    std::lock_guard<std::mutex> lock(stats_->mu);
+    stats_->errors.push_back(std::move(what));
+  }
+
+  std::shared_ptr<FakeDeviceStats> stats_;
+  std::unique_ptr<gpu::Backend> cpu_ = gpu::MakeCpuBackend();
+  mutable std::mutex mu_;
+  Memory device_, pinned_;
+  std::vector<Copy> pending_;
+  uint64_t ticket_ = 0;
+};
+
+}  // namespace actorrec::trainer
