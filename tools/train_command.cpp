@@ -408,11 +408,12 @@ std::string EvalJson(uint64_t batches, const trainer::EvalReport& e) {
   return j.str();
 }
 
-// The GEMM roofline for the board, measured as train_bench measures it:
-// sgemm on the model's MLP shapes, one slice per trainer, every trainer's
-// thread at once; before the run's actors start, so that neither slows the
-// other. Nothing when the data or the backend cannot be opened (the run
-// then says why).
+// The GEMM roofline for the board (--roofline), measured as
+// train_bench measures it: sgemm on the model's MLP shapes, one slice per
+// trainer, every trainer's thread at once; before the run's actors start, so
+// that neither slows the other (about 10 s for the default config on a
+// 2-core VM: why it is asked for, not done by default). Nothing when the
+// data or the backend cannot be opened (the run then says why).
 void MeasureRoofline(const config::Config& cfg, inspector::Board* board) {
   auto reader = OpenDatasetSplit(cfg, Split::kTrain);
   if (!reader.ok()) return;
@@ -497,7 +498,9 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
     inspect_service = std::move(service).value();
     out << "inspector: " << inspect_service->url() << "\n" << std::flush;
   }
-  if (inspect_service && !options.lockstep && cfg.model.kind == config::ModelKind::kDlrm) MeasureRoofline(cfg, board.get());
+  if (inspect_service && options.roofline && cfg.model.kind == config::ModelKind::kDlrm) {
+    MeasureRoofline(cfg, board.get());
+  }
   auto created = CreateRun(cfg, options, out);
   if (!created.ok()) {
     board->SetState("failed");

@@ -11,7 +11,8 @@ namespace actorrec::trainer {
 // pipeline's trainers report it; the lockstep driver leaves it empty).
 struct TrainerFigures {
   uint64_t rows = 0;             // distinct cache slots its slice reads
-  uint64_t fetched = 0;          // rows it fetched: shared + private misses
+  uint64_t read_misses = 0;      // of those, rows fetched for this batch (the partition's misses)
+  uint64_t fetched = 0;          // rows it fetched: shared (every trainer fetches them) + private misses
   uint64_t private_misses = 0;
   uint64_t private_rows = 0;     // rows it updates alone, without sync
   uint64_t critical = 0, delayed = 0;  // shared rows synced before b+1 / in the background

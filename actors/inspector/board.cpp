@@ -57,6 +57,7 @@ void Board::AddBatch(const trainer::StepReport& b, double elapsed_s) {
     const trainer::TrainerFigures& t = b.trainers[w];
     TrainerTotals& total = trainer_totals_[w];
     total.rows += t.rows;
+    total.read_misses += t.read_misses;
     total.fetched += t.fetched;
     total.written += t.written;
     total.sync_floats += t.sync_floats;
@@ -223,10 +224,10 @@ void Board::TrainersJson(std::ostream& j) const {
     } else {
       j << "null";
     }
-    j << ",\"hit_share\":" << JsonNum{total.rows ? 1.0 - Share(total.fetched, total.rows) : 0.0}
-      << ",\"last_hit_share\":" << JsonNum{t.rows ? 1.0 - Share(t.fetched, t.rows) : 0.0} << "}";
+    j << ",\"hit_share\":" << JsonNum{total.rows ? 1.0 - Share(total.read_misses, total.rows) : 0.0}
+      << ",\"last_hit_share\":" << JsonNum{t.rows ? 1.0 - Share(t.read_misses, t.rows) : 0.0} << "}";
     j << ",\"plan\":{\"batch\":" << last_.batch << ",\"epoch\":" << last_.epoch << ",\"lookahead\":" << t.lookahead
-      << ",\"rows\":" << t.rows << ",\"fetched\":" << t.fetched << ",\"private_misses\":" << t.private_misses
+      << ",\"rows\":" << t.rows << ",\"misses\":" << t.read_misses << ",\"fetched\":" << t.fetched << ",\"private_misses\":" << t.private_misses
       << ",\"critical\":" << t.critical << ",\"delayed\":" << t.delayed << ",\"private\":" << t.private_rows
       << ",\"evictions\":" << t.evictions << ",\"written\":" << t.written
       << ",\"wait_rows_ms\":" << JsonNum{t.wait_rows_s * 1e3} << ",\"forward_ms\":" << JsonNum{t.forward_s * 1e3}
@@ -393,7 +394,7 @@ std::string Board::Text() const {
                   "%llu delayed, %llu private, %llu evicted; waited %.2f ms, sync exposed %.2f hidden %.2f ms; "
                   "moved %.1f MB in, %.1f MB out, %.1f MB sync\n",
                   w, x.occupancy, static_cast<unsigned long long>(run_.cache_slots),
-                  total.rows ? 100.0 * (1.0 - Share(total.fetched, total.rows)) : 0.0, x.lookahead,
+                  total.rows ? 100.0 * (1.0 - Share(total.read_misses, total.rows)) : 0.0, x.lookahead,
                   static_cast<unsigned long long>(x.rows), static_cast<unsigned long long>(x.fetched),
                   static_cast<unsigned long long>(x.critical), static_cast<unsigned long long>(x.delayed),
                   static_cast<unsigned long long>(x.private_rows), static_cast<unsigned long long>(x.evictions),
@@ -507,7 +508,7 @@ std::string Board::Prometheus() const {
     family("cache_hit_share", "gauge", "Share of the rows the trainer read that its cache held (this attempt).");
     for (size_t w = 0; w < trainer_totals_.size(); ++w) {
       const TrainerTotals& t = trainer_totals_[w];
-      p << "actorrec_cache_hit_share{trainer=\"" << w << "\"} " << JsonNum{t.rows ? 1.0 - Share(t.fetched, t.rows) : 0.0}
+      p << "actorrec_cache_hit_share{trainer=\"" << w << "\"} " << JsonNum{t.rows ? 1.0 - Share(t.read_misses, t.rows) : 0.0}
         << "\n";
     }
     family("link_bytes_total", "counter", "Bytes moved per link: rows shards to partition, partition to shards, sync.");

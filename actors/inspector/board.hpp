@@ -118,7 +118,7 @@ class Board {
 
   // Totals of one trainer over this attempt.
   struct TrainerTotals {
-    uint64_t rows = 0, fetched = 0, written = 0, sync_floats = 0;
+    uint64_t rows = 0, read_misses = 0, fetched = 0, written = 0, sync_floats = 0;
   };
   // Reads the actors' counters into counts_ and rates_ (mu_ held).
   void ReadActors() const;

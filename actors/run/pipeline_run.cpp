@@ -82,6 +82,7 @@ std::string NextGroupPrefix() {
 TrainerFigures FiguresOf(const std::vector<double>& times, const std::vector<uint64_t>& counts) {
   TrainerFigures f;
   f.rows = counts[kRows];
+  f.read_misses = counts[kReadMisses];
   f.fetched = counts[kPrefetched];
   f.private_misses = counts[kPrivateMisses];
   f.private_rows = counts[kPrivateUpdated];

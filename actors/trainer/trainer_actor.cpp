@@ -45,13 +45,24 @@ struct TrainerState {
 
 using Self = Metered<caf::stateful_actor<TrainerState>>*;  // counted for the inspector (actor_meter.hpp)
 
-// Distinct slots over the slice's tables (a dedup group's tuples may repeat a
-// row within a table; tables never share a slot).
-uint64_t DistinctSlots(const std::vector<oracle::TableFeatures>& features) {
+// The distinct slots the slice reads, sorted (a dedup group's tuples may
+// repeat a row within a table; tables never share a slot).
+std::vector<uint32_t> SlotsRead(const std::vector<oracle::TableFeatures>& features) {
   std::vector<uint32_t> slots;
   for (const oracle::TableFeatures& f : features) slots.insert(slots.end(), f.unique_slots.begin(), f.unique_slots.end());
   std::sort(slots.begin(), slots.end());
-  return static_cast<uint64_t>(std::unique(slots.begin(), slots.end()) - slots.begin());
+  slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
+  return slots;
+}
+
+// Of the slots read, those the plan fetched for this batch (its misses: a
+// shared prefetch lands in every cache, read there or not).
+uint64_t MissesRead(const oracle::TrainerPlan& plan, const std::vector<uint32_t>& read) {
+  uint64_t misses = 0;
+  for (const auto* list : {&plan.prefetch, &plan.private_prefetch}) {
+    for (const oracle::RowSlot& r : *list) misses += std::binary_search(read.begin(), read.end(), r.slot);
+  }
+  return misses;
 }
 
 void Fail(Self self, const std::string& what) {
@@ -149,7 +160,9 @@ void OnSynced(Self self, int64_t batch, uint8_t kind, double behind_s, const std
   counts[kCritical] = w.plan.critical.size();
   counts[kDelayed] = w.plan.delayed.size();
   for (const oracle::Eviction& e : w.plan.evictions) counts[kWritten] += e.writer == st.args.trainer;
-  counts[kRows] = DistinctSlots(w.plan.features);
+  const std::vector<uint32_t> read = SlotsRead(w.plan.features);
+  counts[kRows] = read.size();
+  counts[kReadMisses] = MissesRead(w.plan, read);
   counts[kEvictions] = w.plan.evictions.size();
   counts[kSyncFloats] = w.sync_floats;
   counts[kOccupancy] = w.plan.occupancy;

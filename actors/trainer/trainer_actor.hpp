@@ -50,6 +50,7 @@ enum SettledCount : size_t {
   kDelayed,
   kWritten,          // rows this trainer writes back
   kRows,             // distinct cache slots its slice reads
+  kReadMisses,       // of those, rows fetched for this batch
   kEvictions,        // slots freed after the batch
   kSyncFloats,       // floats sent to the scheduler (dense + critical + delayed)
   kOccupancy,        // the plan's occupancy of this trainer's cache

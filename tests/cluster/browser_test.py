@@ -52,7 +52,8 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp:
         log = open(os.path.join(tmp, "train.log"), "w+")
-        train = subprocess.Popen([actorrec, "train", "--set", "training.eval_every=100", "--inspect", "127.0.0.1:0"],
+        train = subprocess.Popen([actorrec, "train", "--set", "training.eval_every=100", "--roofline",
+                                  "--inspect", "127.0.0.1:0"],
                                  cwd=tmp, stdout=log, stderr=subprocess.STDOUT)
         try:
             url = None

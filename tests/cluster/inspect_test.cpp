@@ -49,7 +49,9 @@ std::string SnapshotWhen(uint16_t port, const std::function<bool(const std::stri
 TEST_CASE("a training run serves its inspector: JSON snapshot, stream, page, /metrics and the terminal view",
           "[cli][inspect]") {
   TempDir dir;
-  ChildProcess train(TrainArgs(dir, 400, "127.0.0.1:0"), dir.File("train.log"));
+  std::vector<std::string> args = TrainArgs(dir, 400, "127.0.0.1:0");
+  args.push_back("--roofline");  // the GEMM rate against it
+  ChildProcess train(args, dir.File("train.log"));
   const uint16_t port = InspectorPort(train);
   // Batches move while we watch.
   const std::string early = SnapshotWhen(port, [](const std::string& s) {

@@ -60,6 +60,7 @@ TEST_CASE("the board's snapshot follows the batches, evaluations and actors", "[
                                   "\"role\":\"trainer\",\"state\":\"running\",\"mailbox\":null,"));
   REQUIRE_THAT(j, Catch::Contains("\"eval\":[{\"batches\":4,\"auc\":0.75,\"log_loss\":0.4}]"));
   REQUIRE_THAT(j, Catch::Contains("\"loss_curve\":[[1,0.5],[2,0.5],[3,0.5],[4,0.5]]"));
+  REQUIRE_THAT(j, Catch::Contains("\"trainers\":[],\"shards\":[],\"gemm\":null,"));  // lockstep-like, no roofline
   const std::string text = board.Text();
   REQUIRE_THAT(text, Catch::Contains("batch 4/10 (40 %)"));
   REQUIRE_THAT(text, Catch::Contains("AUC 0.7500"));
@@ -183,7 +184,8 @@ TEST_CASE("the board shows each actor's mailbox, each trainer's partition and pl
     r.trainers.resize(2);
     trainer::TrainerFigures& t = r.trainers[1];
     t.rows = 100;
-    t.fetched = 25;
+    t.read_misses = 25;
+    t.fetched = 30;
     t.private_misses = 5;
     t.critical = 7;
     t.delayed = 8;
@@ -209,18 +211,18 @@ TEST_CASE("the board shows each actor's mailbox, each trainer's partition and pl
   // Trainer 1's partition: the last plan's occupancy, the hit share over the attempt.
   REQUIRE_THAT(j, Catch::Contains("{\"trainer\":1,\"partition\":{\"occupancy\":51,\"slots\":200,\"occupancy_share\":0.255,"
                                   "\"hit_share\":0.75,\"last_hit_share\":0.75}"));
-  REQUIRE_THAT(j, Catch::Contains("\"plan\":{\"batch\":1,\"epoch\":0,\"lookahead\":12,\"rows\":100,\"fetched\":25,"
+  REQUIRE_THAT(j, Catch::Contains("\"plan\":{\"batch\":1,\"epoch\":0,\"lookahead\":12,\"rows\":100,\"misses\":25,\"fetched\":30,"
                                   "\"private_misses\":5,\"critical\":7,\"delayed\":8,\"private\":9,\"evictions\":11,"
                                   "\"written\":6,\"wait_rows_ms\":1,"));
   REQUIRE_THAT(j, Catch::Contains("\"sync_exposed_ms\":2,\"exposed_delayed_ms\":0,\"sync_hidden_ms\":4,"));
-  // Two batches of 25 rows in, 6 out, of 16 bytes; 1000 floats synced each.
-  REQUIRE_THAT(j, Catch::Contains("\"bytes\":{\"shards_to_partition\":800,\"partition_to_shards\":192,\"sync\":8000}"));
+  // Two batches of 30 rows in, 6 out, of 16 bytes; 1000 floats synced each.
+  REQUIRE_THAT(j, Catch::Contains("\"bytes\":{\"shards_to_partition\":960,\"partition_to_shards\":192,\"sync\":8000}"));
   REQUIRE_THAT(j, Catch::Contains("\"shards\":[{\"shard\":0,\"rows\":10,\"bytes\":1000},{\"shard\":1,\"rows\":20,"));
   // 200 samples in 0.2 s at 1 MFLOP a sample: 1 GFLOP/s of 100.
   REQUIRE_THAT(j, Catch::Contains("\"gemm\":{\"roofline_gflops\":100,\"flops_per_sample\":1000000,\"gflops\":1,"
                                   "\"of_roofline\":0.01,"));
   const std::string text = board.Text();
-  REQUIRE_THAT(text, Catch::Contains("trainer[1]: cache 51/200 slots, hit 75.0 %; plan L 12: 100 rows, 25 fetched, "
+  REQUIRE_THAT(text, Catch::Contains("trainer[1]: cache 51/200 slots, hit 75.0 %; plan L 12: 100 rows, 30 fetched, "
                                      "7 critical, 8 delayed, 9 private, 11 evicted"));
   REQUIRE_THAT(text, Catch::Contains("shards: [0] 10 rows"));
   REQUIRE_THAT(text, Catch::Contains("GEMM 1.0 GFLOP/s of a 100.0 GFLOP/s roofline (1.0 %)"));
@@ -231,7 +233,7 @@ TEST_CASE("the board shows each actor's mailbox, each trainer's partition and pl
   REQUIRE_THAT(prom, Catch::Contains("actorrec_actor_messages_total{actor=\"trainer[0]\"} 5\n"));
   REQUIRE_THAT(prom, Catch::Contains("actorrec_cache_occupancy_slots{trainer=\"1\"} 51\n"));
   REQUIRE_THAT(prom, Catch::Contains("actorrec_cache_hit_share{trainer=\"1\"} 0.75\n"));
-  REQUIRE_THAT(prom, Catch::Contains("actorrec_link_bytes_total{trainer=\"1\",link=\"shards_to_partition\"} 800\n"));
+  REQUIRE_THAT(prom, Catch::Contains("actorrec_link_bytes_total{trainer=\"1\",link=\"shards_to_partition\"} 960\n"));
   REQUIRE_THAT(prom, Catch::Contains("actorrec_shard_rows{shard=\"1\"} 20\n"));
   REQUIRE_THAT(prom, Catch::Contains("actorrec_gemm_roofline_gflops 100\n"));
 }
@@ -245,6 +247,7 @@ TEST_CASE("a report shows the partitions, shards and GEMM rate of the inspector'
   trainer::StepReport r = Batch(0, 0.5);
   r.trainers.resize(1);
   r.trainers[0].rows = 100;
+  r.trainers[0].read_misses = 20;
   r.trainers[0].fetched = 20;
   r.trainers[0].written = 3000;
   r.trainers[0].sync_floats = 500000;
