@@ -112,7 +112,7 @@ def main():
                 subprocess.run([BROWSER, "--headless=new", "--no-sandbox", "--disable-gpu",
                                 "--user-data-dir=" + os.path.join(tmp, "profile3"), "--hide-scrollbars",
                                 "--virtual-time-budget=4000", "--window-size=1280,1100",
-                                "--screenshot=" + shot, url + "?poll=1"], capture_output=True, timeout=120)
+                                "--screenshot=" + shot, url + "?poll=1#trainer=1"], capture_output=True, timeout=120)
                 check(os.path.exists(shot) and os.path.getsize(shot) > 10000, "a screenshot was saved")
             # The terminal view under tmux: redrawn in place.
             if shutil.which("tmux"):
