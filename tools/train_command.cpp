@@ -24,11 +24,13 @@
 #include "actors/node/actor_plan.hpp"
 #include "actors/run/lockstep_run.hpp"
 #include "actors/run/pipeline_run.hpp"
+#include "actors/sampler/dataset_source.hpp"
 #include "base/byte_units.hpp"
 #include "base/digest.hpp"
 #include "base/json_number.hpp"
 #include "data/bad_record_tally.hpp"
 #include "data/format/dataset.hpp"
+#include "tools/bench/sgemm_rate.hpp"
 
 namespace actorrec {
 namespace {
@@ -215,6 +217,10 @@ class Run {
   virtual std::optional<Clock::time_point> started_at() const = 0;
   // The planned names of the run's actors; empty without actors (lockstep).
   virtual std::vector<std::string> actor_names() const = 0;
+  // The message counters of this process's actors; empty without actors.
+  virtual std::vector<NamedMeter> actor_meters() const = 0;
+  // Slots of each trainer's cache; 0 for the lockstep driver (no partitions).
+  virtual uint64_t cache_slots() const = 0;
 };
 
 template <class R>
@@ -253,6 +259,20 @@ class RunOf final : public Run {
     }
   }
   bool pipelined() const override { return std::is_same_v<R, trainer::PipelineRun>; }
+  std::vector<NamedMeter> actor_meters() const override {
+    if constexpr (std::is_same_v<R, trainer::PipelineRun>) {
+      return run_->actor_meters();
+    } else {
+      return {};
+    }
+  }
+  uint64_t cache_slots() const override {
+    if constexpr (std::is_same_v<R, trainer::PipelineRun>) {
+      return run_->cache_slots();
+    } else {
+      return 0;
+    }
+  }
   std::vector<std::string> actor_names() const override {
     if constexpr (std::is_same_v<R, trainer::PipelineRun>) {
       return run_->actor_names();
@@ -388,30 +408,32 @@ std::string EvalJson(uint64_t batches, const trainer::EvalReport& e) {
   return j.str();
 }
 
-// The board's view of a step (inspector/board.hpp), in ms.
-inspector::BatchFigures FiguresOf(const trainer::StepReport& r, double elapsed_s) {
-  inspector::BatchFigures f;
-  f.epoch = r.epoch;
-  f.batch = r.batch;
-  f.samples = r.samples;
-  f.loss = r.loss_sum / static_cast<double>(std::max<uint64_t>(1, r.samples));
-  f.unique_rows = r.unique_rows;
-  f.missed_rows = r.missed_rows;
-  f.fetched_rows = r.fetched_rows;
-  f.written_rows = r.written_rows;
-  f.critical_rows = r.synced_critical;
-  f.delayed_rows = r.synced_delayed;
-  f.private_rows = r.private_rows;
-  f.fetch_ms = r.fetch_s * 1e3;
-  f.forward_ms = r.forward_s * 1e3;
-  f.backward_ms = r.backward_s * 1e3;
-  f.dense_sync_ms = r.dense_sync_s * 1e3;
-  f.exposed_delayed_ms = r.exposed_delayed_s * 1e3;
-  f.optimizer_ms = r.optimizer_s * 1e3;
-  f.sparse_sync_ms = r.sparse_sync_s * 1e3;
-  f.write_back_ms = r.write_back_s * 1e3;
-  f.elapsed_s = elapsed_s;
-  return f;
+// The GEMM roofline for the board (--roofline), measured as
+// train_bench measures it: sgemm on the model's MLP shapes, one slice per
+// trainer, every trainer's thread at once; before the run's actors start, so
+// that neither slows the other (about 10 s for the default config on a
+// 2-core VM: why it is asked for, not done by default). Nothing when the
+// data or the backend cannot be opened (the run then says why).
+void MeasureRoofline(const config::Config& cfg, inspector::Board* board) {
+  auto reader = OpenDatasetSplit(cfg, Split::kTrain);
+  if (!reader.ok()) return;
+  const data::DatasetSchema& schema = (*reader)->schema();
+  const models::ModelSpec spec = models::SpecOf(cfg.model, static_cast<uint32_t>(schema.num_dense()),
+                                                static_cast<uint32_t>(schema.num_tables()));
+  const int trainers = static_cast<int>(std::max<size_t>(1, cfg.cluster.TotalTrainers()));
+  const int slice = cfg.training.batch_size / trainers;
+  auto choice = gpu::ChooseBackend(cfg.training.backend);
+  if (!choice.ok() || slice <= 0) return;
+  if (auto rate = bench::MeasureSgemmRate(spec, slice, trainers, *choice); rate.ok()) {
+    board->SetGemm(rate->best, models::MlpFlopsPerSample(spec));
+  }
+}
+
+// What the embedding shards hold, for the board.
+std::vector<inspector::ShardFigures> ShardFiguresOf(const std::vector<trainer::ShardUsage>& usages) {
+  std::vector<inspector::ShardFigures> shards;
+  for (const trainer::ShardUsage& u : usages) shards.push_back({u.rows, u.bytes});
+  return shards;
 }
 
 // The actors of the run for the board, by member as the topology places
@@ -476,6 +498,9 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
     inspect_service = std::move(service).value();
     out << "inspector: " << inspect_service->url() << "\n" << std::flush;
   }
+  if (inspect_service && options.roofline && cfg.model.kind == config::ModelKind::kDlrm) {
+    MeasureRoofline(cfg, board.get());
+  }
   auto created = CreateRun(cfg, options, out);
   if (!created.ok()) {
     board->SetState("failed");
@@ -513,14 +538,26 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
     info.first_batch = first;
     info.planned_batches = planned;
     info.row_bytes = run.row_bytes();
+    info.cache_slots = run.cache_slots();
     board->SetRun(info);
     board->SetActors(ActorRows(cfg, run));
+    // The actors' message counters, read by the server thread when it renders.
+    board->SetActorCounters([meters = run.actor_meters()] {
+      std::vector<inspector::ActorCount> counts;
+      counts.reserve(meters.size());
+      for (const NamedMeter& m : meters) {
+        counts.push_back({m.name, m.meter->enqueued.load(std::memory_order_relaxed),
+                          m.meter->handled.load(std::memory_order_relaxed)});
+      }
+      return counts;
+    });
     board->SetState("training");
   }
-  // The oracle's figures for the board, asked now and then (one request to
-  // the oracle actor): often enough for a live page, rare enough to cost
-  // the training nothing measurable.
-  auto last_oracle_ask = Clock::now();
+  // The oracle's figures and the shards' residency for the board, asked
+  // now and then (one request to the oracle actor and one to each shard),
+  // first at the first batch: often enough for a live page, rare enough to
+  // cost the training nothing measurable.
+  auto last_oracle_ask = Clock::now() - std::chrono::seconds(5);
   if (!options.resume_dir.empty()) out << "resumed from " << options.resume_dir << " after batch " << first << "\n";
   if (options.recovering) {
     // Training again after a failure: the rollback is done (the run above
@@ -645,9 +682,10 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
             << std::flush;  // one write per batch: `tail -f` and a recovery see every batch done
 
     const double elapsed = std::chrono::duration<double>(Clock::now() - train_start).count();
-    board->AddBatch(FiguresOf(step, elapsed));
+    board->AddBatch(step, elapsed);
     if (inspect_service && run.pipelined() && Clock::now() - last_oracle_ask > std::chrono::seconds(5)) {
       if (auto stats = run.OracleStats(); stats.ok()) board->SetOracle(stats->json);
+      if (auto usages = run.ShardUsages(); usages.ok()) board->SetShards(ShardFiguresOf(*usages));
       last_oracle_ask = Clock::now();
     }
     const bool last = planned != 0 && totals.batches >= planned;
@@ -740,6 +778,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
       << DecimalBytes((totals.critical + totals.delayed) * run.row_bytes() / b) << " synced (sparse rows)\n";
   uint64_t shard_rows = 0, shard_bytes = 0;
   if (auto usage = run.ShardUsages(); usage.ok()) {
+    board->SetShards(ShardFiguresOf(*usage));
     for (const trainer::ShardUsage& u : *usage) {
       shard_rows += u.rows;
       shard_bytes += u.bytes;
@@ -777,6 +816,11 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   // normally: a run stopped before its first batch has nothing to add.
   std::ostringstream ending;
   if (!oracle_json.empty()) ending << "{\"event\":\"oracle\",\"stats\":" << oracle_json << "}\n";
+  if (run.pipelined() && totals.batches > 0) {
+    // The partitions, shards and GEMM rate as the inspector showed them last.
+    const std::string parts = board->PartsJson();
+    ending << "{\"event\":\"inspector\"," << parts.substr(1) << "\n";
+  }
   ending << std::setprecision(9) << "{\"event\":\"summary\",\"batches\":" << totals.batches << ",\"samples\":" << totals.samples
           << ",\"seconds\":" << train_s << ",\"samples_per_s\":" << totals.samples / std::max(train_s, 1e-9)
           << ",\"ms_per_batch\":" << PhaseJson(totals, per_batch)

@@ -29,6 +29,9 @@ struct TrainOptions {
   bool recovering = false;
   // Where the inspector serves (HOST:PORT or "off"); empty: run.inspect_address.
   std::string inspect_address;
+  // Measure the GEMM roofline before the run starts, for the inspector
+  // (--roofline: about 10 s for the default config on a 2-core VM).
+  bool roofline = false;
   // Set by `actorrec node` on the cluster's coordinator: the run spans the
   // members' processes (PipelineRun::CreateCoordinator) instead of this one.
   const trainer::ClusterSeat* cluster = nullptr;

@@ -6,6 +6,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "actors/common/actor_meter.hpp"
 #include "actors/common/atoms.hpp"
 #include "actors/common/unexpected.hpp"
 #include "actors/embedding/shard_store.hpp"
@@ -38,7 +39,7 @@ struct PartitionState {
   wire::RowPayload payload;
 };
 
-using Self = caf::stateful_actor<PartitionState>*;
+using Self = Metered<caf::stateful_actor<PartitionState>>*;  // counted for the inspector (actor_meter.hpp)
 
 void Fail(Self self, const std::string& what) {
   auto& a = self->state.args;

@@ -4,6 +4,7 @@
 
 #include <deque>
 
+#include "actors/common/actor_meter.hpp"
 #include "actors/common/atoms.hpp"
 #include "actors/common/unexpected.hpp"
 #include "actors/embedding/write_back_ledger.hpp"
@@ -26,7 +27,7 @@ struct ShardState {
   wire::RowPayload payload;          // reused decode target
 };
 
-using Self = caf::stateful_actor<ShardState>*;
+using Self = Metered<caf::stateful_actor<ShardState>>*;  // counted for the inspector (actor_meter.hpp)
 
 void Fail(Self self, const std::string& what) {
   self->send(self->state.args.errors, error_atom::value,

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <optional>
 #include <sstream>
 #include <vector>
@@ -121,12 +122,65 @@ std::string BreakdownSvg(const std::string& summary) {
   return svg.str() + "</svg>";
 }
 
+// The objects of the array `key` in a flat line of ours: each from its "{" to
+// the next object's (or the array's end), for NumberOf.
+std::vector<std::string_view> ObjectsOf(std::string_view line, std::string_view key, std::string_view first_key) {
+  std::vector<std::string_view> out;
+  std::string open = "\"";
+  open.append(key).append("\":[");
+  size_t at = line.find(open);
+  if (at == std::string_view::npos) return out;
+  const size_t end = line.find("]", at);
+  std::string item = "{\"";
+  item.append(first_key).append("\":");
+  for (at = line.find(item, at); at != std::string_view::npos && at < end;) {
+    size_t next = line.find(item, at + 1);
+    const size_t stop = next == std::string_view::npos ? end : std::min(next, end);
+    out.push_back(line.substr(at, stop - at));
+    at = next;
+  }
+  return out;
+}
+
+// The last attempt's cache partitions, shards and GEMM rate (the
+// inspector's figures at the end, its "inspector" line) as HTML tables.
+std::string PartsHtml(std::string_view line) {
+  std::ostringstream html;
+  html << std::fixed << std::setprecision(1);  // MB, %, GFLOP/s; counts are integers
+  auto num = [](std::string_view obj, const char* key) { return NumberOf(obj, key).value_or(0); };
+  auto count = [&](std::string_view obj, const char* key) { return std::llround(num(obj, key)); };
+  auto mb = [](double bytes) { return bytes / 1e6; };
+  html << "<h2>Cache partitions at the end</h2><table><tr><th>trainer</th><th>occupancy (slots)</th><th>hit share</th>"
+          "<th>MB shards → partition</th><th>MB partition → shards</th><th>MB sync</th></tr>";
+  for (std::string_view t : ObjectsOf(line, "trainers", "trainer")) {
+    html << "<tr><td>trainer[" << count(t, "trainer") << "]</td><td>" << count(t, "occupancy") << " / " << count(t, "slots")
+         << "</td><td>" << num(t, "hit_share") * 100 << " %</td><td>"
+         << mb(num(t, "shards_to_partition")) << "</td><td>" << mb(num(t, "partition_to_shards")) << "</td><td>"
+         << mb(num(t, "sync")) << "</td></tr>";
+  }
+  html << "</table>\n";
+  const auto shards = ObjectsOf(line, "shards", "shard");
+  if (!shards.empty()) {
+    html << "<h2>Embedding shards</h2><table><tr><th>shard</th><th>rows resident</th><th>MB</th></tr>";
+    for (std::string_view s : shards) {
+      html << "<tr><td>embedding_shard[" << count(s, "shard") << "]</td><td>" << count(s, "rows") << "</td><td>"
+           << mb(num(s, "bytes")) << "</td></tr>";
+    }
+    html << "</table>\n";
+  }
+  if (auto roofline = NumberOf(line, "roofline_gflops")) {
+    html << "<h2>GEMM against the roofline</h2><p>" << num(line, "gflops") << " GFLOP/s of a " << *roofline
+         << " GFLOP/s roofline: " << num(line, "of_roofline") * 100 << " %</p>\n";
+  }
+  return html.str();
+}
+
 }  // namespace
 
 Result<std::string> RenderReport(const std::string& title, const std::string& metrics_jsonl) {
   std::vector<Attempt> attempts;
   std::vector<std::pair<double, double>> loss, auc;
-  std::string oracle;
+  std::string oracle, parts;
   std::istringstream lines(metrics_jsonl);
   std::string line;
   uint64_t batches = 0;  // global position of the next batch line
@@ -180,6 +234,8 @@ Result<std::string> RenderReport(const std::string& title, const std::string& me
       a.summary = line;
     } else if (event == "oracle") {
       oracle = line;
+    } else if (event == "inspector") {
+      parts = line;
     }
   }
   std::ostringstream html;
@@ -207,6 +263,7 @@ Result<std::string> RenderReport(const std::string& title, const std::string& me
     html << "<h2>Per-batch phases of attempt " << a.number << " (ms, slowest trainer)</h2>" << BreakdownSvg(a.summary)
          << "\n";
   }
+  if (!parts.empty()) html << PartsHtml(parts);
   if (!oracle.empty()) html << "<h2>Oracle</h2><pre>" << Escape(oracle) << "</pre>\n";
   html << "</body></html>\n";
   return html.str();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <deque>
 
+#include "actors/common/actor_meter.hpp"
 #include "actors/common/atoms.hpp"
 #include "actors/common/unexpected.hpp"
 #include "actors/oracle/batch_rows.hpp"
@@ -36,7 +37,7 @@ struct OracleState {
   PlanStats stats;                  // of every plan sent
 };
 
-using Self = caf::stateful_actor<OracleState>*;
+using Self = Metered<caf::stateful_actor<OracleState>>*;  // counted for the inspector (actor_meter.hpp)
 
 void Fail(Self self, const std::string& what) {
   self->state.failed = true;

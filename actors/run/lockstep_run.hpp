@@ -35,7 +35,7 @@
 #include "actors/sampler/batch_sequence.hpp"
 #include "actors/run/checkpoint.hpp"
 #include "actors/run/run_parts.hpp"
-#include "actors/run/step_report.hpp"
+#include "actors/common/step_report.hpp"
 #include "actors/trainer/trainer_core.hpp"
 #include "configs/config.hpp"
 #include "models/metrics.hpp"

@@ -281,6 +281,7 @@ Status PipelineHost::Spawn(caf::actor_system& sys, const PlannedActor& planned) 
   }
   spawned_.emplace_back(planned, actor);
   actors_.push_back(actor);
+  if (auto meter = MeterOf(actor)) meters_.push_back({planned.name, std::move(meter)});
   auto ended = std::make_shared<std::atomic<bool>>(false);
   actor->attach_functor([ended] { ended->store(true); });
   ended_.push_back(ended);

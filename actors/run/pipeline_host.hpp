@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/common/actor_meter.hpp"
 #include "actors/node/actor_plan.hpp"
 #include "actors/oracle/planner_options.hpp"
 #include "actors/run/checkpoint.hpp"
@@ -112,6 +113,8 @@ class PipelineHost {
   // The hosted actor that plays `planned`; null when another process hosts it.
   caf::actor Hosted(const PlannedActor& planned) const;
   const std::vector<caf::actor>& actors() const { return actors_; }
+  // Every actor this host spawned, with its message counters (kept after Stop).
+  const std::vector<NamedMeter>& meters() const { return meters_; }
 
  private:
   PipelineHost() = default;
@@ -126,6 +129,7 @@ class PipelineHost {
   caf::actor driver_;
   std::vector<std::pair<PlannedActor, caf::actor>> spawned_;
   std::vector<caf::actor> actors_;
+  std::vector<NamedMeter> meters_;
   std::vector<std::shared_ptr<std::atomic<bool>>> ended_;  // per hosted actor
 };
 

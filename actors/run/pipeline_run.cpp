@@ -78,6 +78,31 @@ std::string NextGroupPrefix() {
   return "pipeline-" + std::to_string(::getpid()) + "-" + std::to_string(runs++);
 }
 
+// One trainer's figures from what it reported with a settled batch (sizes checked).
+TrainerFigures FiguresOf(const std::vector<double>& times, const std::vector<uint64_t>& counts) {
+  TrainerFigures f;
+  f.rows = counts[kRows];
+  f.read_misses = counts[kReadMisses];
+  f.fetched = counts[kPrefetched];
+  f.private_misses = counts[kPrivateMisses];
+  f.private_rows = counts[kPrivateUpdated];
+  f.critical = counts[kCritical];
+  f.delayed = counts[kDelayed];
+  f.evictions = counts[kEvictions];
+  f.written = counts[kWritten];
+  f.sync_floats = counts[kSyncFloats];
+  f.occupancy = static_cast<uint32_t>(counts[kOccupancy]);
+  f.lookahead = static_cast<uint32_t>(counts[kLookahead]);
+  f.wait_rows_s = times[kWaitRows];
+  f.forward_s = times[kForward];
+  f.backward_s = times[kBackward];
+  f.critical_sync_s = times[kCriticalSync];
+  f.exposed_delayed_s = times[kExposedDelayed];
+  f.apply_s = times[kApply];
+  f.delayed_sync_s = times[kDelayedSync];
+  return f;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<PipelineRun>> PipelineRun::Create(const config::Config& cfg, Options options) {
@@ -281,6 +306,10 @@ std::vector<std::string> PipelineRun::actor_names() const {
   return names;
 }
 
+std::vector<NamedMeter> PipelineRun::actor_meters() const {
+  return host_ ? host_->meters() : std::vector<NamedMeter>{};
+}
+
 Status PipelineRun::StartControlPlane(const config::Config& cfg, std::ostream& out) {
   auto hosting = [this](const PlannedActor& planned) { return host_->Hosted(planned); };
   auto control = InProcessControl::Start(*system_, cfg, hosting, out);
@@ -309,6 +338,15 @@ Status PipelineRun::ReceiveOne(const std::string& waiting_for) {
   self->receive(
       [&](settled_atom, uint32_t w, int64_t b, uint32_t epoch, uint64_t index, uint64_t samples, double loss,
           const std::vector<double>& times, const std::vector<uint64_t>& counts) {
+        if (times.size() != kSettledTimes || counts.size() != kSettledCounts || w >= trainers()) {
+          if (error_.empty()) {
+            error_ = "trainer " + std::to_string(w) + " reported batch " + std::to_string(b) + " with " +
+                     std::to_string(times.size()) + " times and " + std::to_string(counts.size()) +
+                     " counts; this build expects " + std::to_string(kSettledTimes) + " and " +
+                     std::to_string(kSettledCounts) + " (members of another build?)";
+          }
+          return;
+        }
         Pending& p = pending_[b];
         StepReport& r = p.step;
         r.epoch = epoch;
@@ -333,6 +371,8 @@ Status PipelineRun::ReceiveOne(const std::string& waiting_for) {
           r.missed_rows += counts[kSharedMisses];
         }
         r.missed_rows += counts[kPrivateMisses];
+        r.trainers.resize(trainers());
+        r.trainers[w] = FiguresOf(times, counts);
         ++p.reports;
       },
       [&](acked_atom, uint32_t w, int64_t b, uint64_t) {

@@ -29,7 +29,7 @@
 
 #include "actors/run/pipeline_host.hpp"
 #include "actors/run/run_parts.hpp"
-#include "actors/run/step_report.hpp"
+#include "actors/common/step_report.hpp"
 #include "actors/trainer/trainer_actor.hpp"
 #include "configs/config.hpp"
 
@@ -129,9 +129,13 @@ class PipelineRun {
   int64_t first_batch() const { return first_batch_; }
   // The planned names of the run's actors ("oracle", "trainer[1]"), sorted.
   std::vector<std::string> actor_names() const;
+  // The message counters of the actors this process hosts (actor_meter.hpp).
+  std::vector<NamedMeter> actor_meters() const;
 
   uint32_t trainers() const { return parts_->W(); }
   uint32_t shards() const { return parts_->S(); }
+  // Slots of each trainer's cache.
+  uint64_t cache_slots() const { return CacheSlotsOf(parts_->cfg, parts_->table_rows); }
   const std::string& lookahead_report() const { return lookahead_report_; }
   // When the run's actors were told to start: they work from then on,
   // before the first Step() (steady clock).

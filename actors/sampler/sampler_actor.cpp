@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+#include "actors/common/actor_meter.hpp"
 #include "actors/common/atoms.hpp"
 #include "actors/common/unexpected.hpp"
 #include "messages/batch_codec.hpp"
@@ -31,7 +32,7 @@ struct SamplerState {
   data::Batch batch;  // reused: the one batch the sampler holds
 };
 
-using Self = caf::stateful_actor<SamplerState>*;
+using Self = Metered<caf::stateful_actor<SamplerState>>*;  // counted for the inspector (actor_meter.hpp)
 
 void SendStats(Self self) {
   auto& st = self->state;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "actors/common/actor_meter.hpp"
 #include "actors/common/atoms.hpp"
 #include "actors/common/unexpected.hpp"
 
@@ -22,7 +23,7 @@ struct SchedulerState {
   bool broken = false;
 };
 
-using Self = caf::stateful_actor<SchedulerState>*;
+using Self = Metered<caf::stateful_actor<SchedulerState>>*;  // counted for the inspector (actor_meter.hpp)
 
 caf::behavior Scheduler(Self self, SyncSchedulerArgs args) {
   auto& st = self->state;

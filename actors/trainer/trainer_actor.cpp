@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "actors/common/actor_meter.hpp"
 #include "actors/common/atoms.hpp"
 #include "actors/common/unexpected.hpp"
 #include "actors/sync/sync_scheduler_actor.hpp"
@@ -26,7 +27,8 @@ struct Work {
   uint64_t batch_samples = 0;
   double loss = 0;
   std::vector<double> times = std::vector<double>(kSettledTimes, 0.0);
-  double critical_sent_s = 0;
+  double critical_sent_s = 0, delayed_sent_s = 0;
+  uint64_t sync_floats = 0;
 };
 
 struct TrainerState {
@@ -41,7 +43,27 @@ struct TrainerState {
   bool failed = false;
 };
 
-using Self = caf::stateful_actor<TrainerState>*;
+using Self = Metered<caf::stateful_actor<TrainerState>>*;  // counted for the inspector (actor_meter.hpp)
+
+// The distinct slots the slice reads, sorted (a dedup group's tuples may
+// repeat a row within a table; tables never share a slot).
+std::vector<uint32_t> SlotsRead(const std::vector<oracle::TableFeatures>& features) {
+  std::vector<uint32_t> slots;
+  for (const oracle::TableFeatures& f : features) slots.insert(slots.end(), f.unique_slots.begin(), f.unique_slots.end());
+  std::sort(slots.begin(), slots.end());
+  slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
+  return slots;
+}
+
+// Of the slots read, those the plan fetched for this batch (its misses: a
+// shared prefetch lands in every cache, read there or not).
+uint64_t MissesRead(const oracle::TrainerPlan& plan, const std::vector<uint32_t>& read) {
+  uint64_t misses = 0;
+  for (const auto* list : {&plan.prefetch, &plan.private_prefetch}) {
+    for (const oracle::RowSlot& r : *list) misses += std::binary_search(read.begin(), read.end(), r.slot);
+  }
+  return misses;
+}
 
 void Fail(Self self, const std::string& what) {
   self->state.failed = true;
@@ -89,11 +111,13 @@ void TryAdvance(Self self) {
   std::vector<float> delayed;
   core.PackRowGrads(w.plan.delayed, &delayed);
   w.times[kApply] = NowSeconds() - computed;
+  w.sync_floats = critical.size() + delayed.size();
   w.critical_sent_s = NowSeconds();
   self->send(st.args.scheduler, sync_atom::value, st.next, static_cast<uint8_t>(SyncKind::kCritical),
              w.critical_sent_s, std::move(critical));
+  w.delayed_sent_s = NowSeconds();
   self->send(st.args.scheduler, sync_atom::value, st.next, static_cast<uint8_t>(SyncKind::kDelayed),
-             NowSeconds(), std::move(delayed));
+             w.delayed_sent_s, std::move(delayed));
   st.critical_pending = true;
   ++st.next;
 }
@@ -124,6 +148,7 @@ void OnSynced(Self self, int64_t batch, uint8_t kind, double behind_s, const std
                           " floats");
   }
   core.ApplyRows(w.plan.delayed, sums.data());
+  w.times[kDelayedSync] = start - w.delayed_sent_s;
   w.times[kApply] += NowSeconds() - start;
   // Settled: every update of b is in the caches; its evictions may go back.
   for (const oracle::Eviction& e : w.plan.evictions) st.cached.erase(CachedRowKey(e.table, e.row));
@@ -136,6 +161,13 @@ void OnSynced(Self self, int64_t batch, uint8_t kind, double behind_s, const std
   counts[kCritical] = w.plan.critical.size();
   counts[kDelayed] = w.plan.delayed.size();
   for (const oracle::Eviction& e : w.plan.evictions) counts[kWritten] += e.writer == st.args.trainer;
+  const std::vector<uint32_t> read = SlotsRead(w.plan.features);
+  counts[kRows] = read.size();
+  counts[kReadMisses] = MissesRead(w.plan, read);
+  counts[kEvictions] = w.plan.evictions.size();
+  counts[kSyncFloats] = w.sync_floats;
+  counts[kOccupancy] = w.plan.occupancy;
+  counts[kLookahead] = w.plan.lookahead;
   self->send(st.args.driver, settled_atom::value, st.args.trainer, batch, w.slice.epoch, w.slice.index,
              w.batch_samples, w.loss, w.times, counts);
   self->send(st.args.oracle, settled_atom::value, st.args.trainer, batch);

@@ -36,7 +36,11 @@
 namespace actorrec::trainer {
 
 // Indexes of the numbers a trainer reports with each settled batch.
-enum SettledTime : size_t { kWaitRows, kForward, kBackward, kCriticalSync, kExposedDelayed, kApply, kSettledTimes };
+enum SettledTime : size_t {
+  kWaitRows, kForward, kBackward, kCriticalSync, kExposedDelayed, kApply,
+  kDelayedSync,  // from the delayed gradients sent to their sum back (in the background)
+  kSettledTimes
+};
 enum SettledCount : size_t {
   kPrefetched,       // rows this trainer fetched (shared + private misses)
   kPrivateMisses,
@@ -45,6 +49,12 @@ enum SettledCount : size_t {
   kCritical,
   kDelayed,
   kWritten,          // rows this trainer writes back
+  kRows,             // distinct cache slots its slice reads
+  kReadMisses,       // of those, rows fetched for this batch
+  kEvictions,        // slots freed after the batch
+  kSyncFloats,       // floats sent to the scheduler (dense + critical + delayed)
+  kOccupancy,        // the plan's occupancy of this trainer's cache
+  kLookahead,        // the plan's L
   kSettledCounts
 };
 

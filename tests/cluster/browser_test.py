@@ -19,11 +19,12 @@ import time
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def dom(url, budget_ms, tmp):
+def dom(url, budget_ms, tmp, fragment=""):
     """The page's DOM after `budget_ms` of virtual time with scripts run.
     With ?poll=1 the page polls instead of holding a stream open, which
-    virtual time would wait for until the run ends."""
-    url += "?poll=1"
+    virtual time would wait for until the run ends. `fragment`: what a
+    click sets after the address's #, e.g. trainer=1."""
+    url += "?poll=1" + ("#" + fragment if fragment else "")
     out = subprocess.run(
         [BROWSER, "--headless=new", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + tmp,
          "--virtual-time-budget=%d" % budget_ms, "--dump-dom", url],
@@ -51,7 +52,8 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp:
         log = open(os.path.join(tmp, "train.log"), "w+")
-        train = subprocess.Popen([actorrec, "train", "--set", "training.eval_every=100", "--inspect", "127.0.0.1:0"],
+        train = subprocess.Popen([actorrec, "train", "--set", "training.eval_every=100", "--roofline",
+                                  "--inspect", "127.0.0.1:0"],
                                  cwd=tmp, stdout=log, stderr=subprocess.STDOUT)
         try:
             url = None
@@ -82,11 +84,35 @@ def main():
             check('id="loss"' in second and 'id="phases"' in second and 'data-version=' in second,
                   "the curves' canvases are there and the page rendered a snapshot")
             check('<span id="error"></span>' in second, "the page is connected (no error shown)")
+            # Each actor's mailbox depth and messages/s in the tree.
+            box = re.search(r'<span class="mailbox" data-actor="trainer\[1\]">(\d+) queued · ([0-9–]+) msg/s</span>', second)
+            check(box is not None, "the tree shows trainer[1]'s mailbox and messages/s")
+            check(re.search(r'data-actor="oracle">\d+ queued · \d+ msg/s', second) is not None,
+                  "the oracle's messages/s is a number once a second has passed")
+            # Each trainer's cache partition: occupancy of its slots, hit share.
+            part = re.search(r'<tr class="partition"><td><a class="trainer" href="#trainer=1">trainer\[1\]</a></td>'
+                             r'<td><span class="cell-bar"><i style="width:[0-9.]+%"></i></span>(\d+) / (\d+)</td>'
+                             r'<td>([0-9.]+) %</td>', second)
+            check(part is not None and 0 < int(part.group(1)) <= int(part.group(2)) and 0 <= float(part.group(3)) <= 100,
+                  "the partitions show trainer[1]'s occupancy and hit share")
+            check(re.search(r'<tr class="link"><td>embedding shards → cache_partition\[0\]</td><td>[0-9.]+ MB', second)
+                  is not None, "the bytes per link are shown")
+            check(re.search(r'<b id="roofline-share">[0-9.]+ %</b>', second) is not None,
+                  "the GEMM rate is shown against the roofline")
+            check('<tr class="shard"><td>embedding_shard[0]</td>' in second, "the shards' residency is shown")
+            # A click on a trainer sets #trainer=W: its current plan's summary.
+            plan = dom(url, 3000, os.path.join(tmp, "profile4"), "trainer=1")
+            check(re.search(r'<th colspan="2">trainer\[1\] · batch \d+ \(epoch \d+\) · lookahead \d+</th>', plan)
+                  is not None and re.search(r'<td>rows fetched</td><td class="plan-value">\d+</td>', plan) is not None
+                  and "sync hidden (delayed, in the background)" in plan,
+                  "#trainer=1 (a click) shows trainer[1]'s plan")
+            check('<li class="actor selected"><a class="trainer" href="#trainer=1">' in plan,
+                  "the clicked trainer is marked in the tree")
             if shot:
                 subprocess.run([BROWSER, "--headless=new", "--no-sandbox", "--disable-gpu",
                                 "--user-data-dir=" + os.path.join(tmp, "profile3"), "--hide-scrollbars",
                                 "--virtual-time-budget=4000", "--window-size=1280,1100",
-                                "--screenshot=" + shot, url + "?poll=1"], capture_output=True, timeout=120)
+                                "--screenshot=" + shot, url + "?poll=1#trainer=1"], capture_output=True, timeout=120)
                 check(os.path.exists(shot) and os.path.getsize(shot) > 10000, "a screenshot was saved")
             # The terminal view under tmux: redrawn in place.
             if shutil.which("tmux"):

@@ -49,7 +49,9 @@ std::string SnapshotWhen(uint16_t port, const std::function<bool(const std::stri
 TEST_CASE("a training run serves its inspector: JSON snapshot, stream, page, /metrics and the terminal view",
           "[cli][inspect]") {
   TempDir dir;
-  ChildProcess train(TrainArgs(dir, 400, "127.0.0.1:0"), dir.File("train.log"));
+  std::vector<std::string> args = TrainArgs(dir, 400, "127.0.0.1:0");
+  args.push_back("--roofline");  // the GEMM rate against it
+  ChildProcess train(args, dir.File("train.log"));
   const uint16_t port = InspectorPort(train);
   // Batches move while we watch.
   const std::string early = SnapshotWhen(port, [](const std::string& s) {
@@ -76,6 +78,36 @@ TEST_CASE("a training run serves its inspector: JSON snapshot, stream, page, /me
   REQUIRE(std::regex_search(later, m, std::regex("\"global_batch\":([0-9]+)")));
   REQUIRE(std::stoi(m[1]) > first_seen);
 
+  // Each actor's mailbox and messages/s (a rate once reads a second apart
+  // saw it work); each trainer's partition and current plan; the shards;
+  // the GEMM rate against the roofline.
+  const std::regex oracle_rate("\"name\":\"oracle\",\"role\":\"oracle\",\"state\":\"running\",\"mailbox\":[0-9]+,"
+                               "\"messages\":([0-9]+),\"messages_per_s\":([0-9.e+]+)\\}");
+  const std::string busy = SnapshotWhen(port, [&](const std::string& s) {
+    std::smatch r;
+    return std::regex_search(s, r, oracle_rate) && std::stod(r[2]) > 0 && s.find("\"shards\":[{") != std::string::npos;
+  });
+  INFO(busy.substr(0, 4000));
+  REQUIRE(std::regex_search(busy, m, oracle_rate));
+  REQUIRE(std::stod(m[2]) > 0);
+  REQUIRE(std::regex_search(busy, std::regex("\"name\":\"trainer\\[1\\]\",\"role\":\"trainer\",\"state\":\"running\","
+                                             "\"mailbox\":[0-9]+,\"messages\":[1-9][0-9]*,")));
+  REQUIRE_THAT(busy, Catch::Contains("\"name\":\"supervisor\",\"role\":\"supervisor\",\"state\":\"running\",\"mailbox\":null"));
+  REQUIRE(std::regex_search(busy, m, std::regex("\\{\"trainer\":1,\"partition\":\\{\"occupancy\":([0-9]+),\"slots\":([0-9]+),"
+                                                "\"occupancy_share\":[0-9.e-]+,\"hit_share\":([0-9.e-]+),")));
+  REQUIRE(std::stoll(m[1]) > 0);
+  REQUIRE(std::stoll(m[1]) <= std::stoll(m[2]));
+  REQUIRE(std::stod(m[3]) > 0);
+  REQUIRE(std::stod(m[3]) < 1);
+  REQUIRE(std::regex_search(busy, std::regex("\"plan\":\\{\"batch\":[0-9]+,\"epoch\":0,\"lookahead\":[1-9][0-9]*,\"rows\":[1-9]")));
+  REQUIRE(std::regex_search(busy, std::regex("\"bytes\":\\{\"shards_to_partition\":[1-9][0-9]*,\"partition_to_shards\":[0-9]+,"
+                                             "\"sync\":[1-9][0-9]*\\}")));
+  REQUIRE(std::regex_search(busy, std::regex("\"shards\":\\[\\{\"shard\":0,\"rows\":[1-9][0-9]*,\"bytes\":[1-9]")));
+  REQUIRE(std::regex_search(busy, m, std::regex("\"gemm\":\\{\"roofline_gflops\":([0-9.e+]+),\"flops_per_sample\":[1-9][0-9]*,"
+                                                "\"gflops\":([0-9.e+-]+),\"of_roofline\":")));
+  REQUIRE(std::stod(m[1]) > 0);
+  REQUIRE(std::stod(m[2]) > 0);
+
   auto page = actorrec::http::Get("127.0.0.1", port, "/");
   REQUIRE(page.ok());
   REQUIRE(page->status == 200);
@@ -89,6 +121,12 @@ TEST_CASE("a training run serves its inspector: JSON snapshot, stream, page, /me
   REQUIRE(metrics.ok());
   REQUIRE_THAT(metrics->body, Catch::Contains("# TYPE actorrec_batches_total counter\nactorrec_batches_total "));
   REQUIRE_THAT(metrics->body, Catch::Contains("actorrec_phase_ms{phase=\"forward\"} "));
+  for (const char* family : {"actorrec_actor_mailbox_depth{actor=\"oracle\"} ", "actorrec_actor_messages_total{actor=\"trainer[0]\"} ",
+                             "actorrec_cache_occupancy_slots{trainer=\"1\"} ", "actorrec_cache_hit_share{trainer=\"0\"} ",
+                             "actorrec_link_bytes_total{trainer=\"0\",link=\"sync\"} ", "actorrec_shard_rows{shard=\"1\"} ",
+                             "actorrec_gemm_roofline_gflops "}) {
+    REQUIRE_THAT(metrics->body, Catch::Contains(family));
+  }
 
   auto stream = actorrec::http::Exchange("127.0.0.1", port, "GET /api/events HTTP/1.1\r\nHost: t\r\n\r\n", 1500ms);
   REQUIRE(stream.ok());
@@ -103,6 +141,9 @@ TEST_CASE("a training run serves its inspector: JSON snapshot, stream, page, /me
   REQUIRE(text.code == 0);
   REQUIRE_THAT(text.output, Catch::Contains("actorrec local  dlrm lrpp_delayed (actor pipeline, 2 trainers"));
   REQUIRE_THAT(text.output, Catch::Contains("samples/s"));
+  REQUIRE(std::regex_search(text.output, std::regex("trainer\\[1\\]: cache [1-9][0-9]*/[0-9]+ slots, hit [0-9.]+ %; plan L")));
+  REQUIRE(std::regex_search(text.output, std::regex(" oracle \\([0-9]+ queued(, [0-9]+/s)?\\)")));
+  REQUIRE(std::regex_search(text.output, std::regex("GEMM [0-9.]+ GFLOP/s of a [0-9.]+ GFLOP/s roofline")));
 
   auto exit = train.WaitExit(240s);
   REQUIRE(exit.has_value());

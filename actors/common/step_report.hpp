@@ -1,0 +1,61 @@
+// What one global batch of a training run did, as the drivers report it: the
+// training loop prints and logs it, and the inspector's board shows it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace actorrec::trainer {
+
+// One trainer's share of a batch, from its plan and its own clock (the
+// pipeline's trainers report it; the lockstep driver leaves it empty).
+struct TrainerFigures {
+  uint64_t rows = 0;             // distinct cache slots its slice reads
+  uint64_t read_misses = 0;      // of those, rows fetched for this batch (the partition's misses)
+  uint64_t fetched = 0;          // rows it fetched: shared (every trainer fetches them) + private misses
+  uint64_t private_misses = 0;
+  uint64_t private_rows = 0;     // rows it updates alone, without sync
+  uint64_t critical = 0, delayed = 0;  // shared rows synced before b+1 / in the background
+  uint64_t evictions = 0;        // slots freed after the batch
+  uint64_t written = 0;          // of those, rows it writes back to the shards
+  uint64_t sync_floats = 0;      // floats it sent to its scheduler (dense + critical + delayed)
+  uint32_t occupancy = 0;        // slots of its cache held while the batch ran
+  uint32_t lookahead = 0;        // the plan's L
+  // Seconds: waiting for rows after it could otherwise start, forward,
+  // backward, the dense + critical sync (exposed: the next batch waits for
+  // it), the part of that spent behind the previous delayed sync, applying
+  // updates, and the delayed sync from its gradients sent until the trainer
+  // applied their sum (hidden behind the next batch's compute).
+  double wait_rows_s = 0, forward_s = 0, backward_s = 0, critical_sync_s = 0, exposed_delayed_s = 0, apply_s = 0,
+         delayed_sync_s = 0;
+};
+
+// What one global batch did.
+struct StepReport {
+  uint32_t epoch = 0;
+  uint64_t batch = 0;        // global batch number in the epoch
+  uint64_t samples = 0;
+  double loss_sum = 0.0;     // Σ of the batch's BCE losses
+  uint64_t unique_rows = 0;  // distinct (t, r) the batch touches (all updated)
+  uint64_t missed_rows = 0;  // of those, not in any cache: fetched from shards
+  uint64_t fetched_rows = 0;   // rows moved shard → trainer (a shared miss counts W times)
+  uint64_t written_rows = 0;   // rows moved trainer → shard (write-backs, or gradients in direct modes)
+  uint64_t synced_critical = 0;  // rows all-reduced before the next batch
+  uint64_t synced_delayed = 0;   // rows all-reduced in the background
+  uint64_t private_rows = 0;     // rows updated by one trainer without sync
+  // Wall time of the phases (seconds). forward_s includes pooling the rows
+  // by slot, backward_s turning the pooled gradient into row gradients. In
+  // the pipeline (PipelineRun) the slowest trainer's: fetch_s is the time
+  // it waited for rows after it could otherwise start, dense_sync_s the
+  // dense + critical sync (one collective),
+  // exposed_delayed_s the part of it spent waiting behind the previous
+  // batch's delayed sync, optimizer_s applying updates; sparse_sync_s and
+  // write_back_s are 0 there (in the background). In lockstep every phase
+  // runs alone and exposed_delayed_s is 0.
+  double fetch_s = 0, forward_s = 0, backward_s = 0, dense_sync_s = 0, sparse_sync_s = 0, write_back_s = 0;
+  double exposed_delayed_s = 0, optimizer_s = 0;
+  // Per trainer rank, in the pipeline; empty in lockstep.
+  std::vector<TrainerFigures> trainers;
+};
+
+}  // namespace actorrec::trainer
