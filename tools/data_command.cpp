@@ -6,12 +6,14 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "actors/common/exit_codes.hpp"
 #include "actors/sampler/dataset_source.hpp"
 #include "configs/config.hpp"
 #include "data/bad_record_tally.hpp"
 #include "data/format/convert.hpp"
+#include "data/format/parallel_convert.hpp"
 #include "data/format/dataset_file_reader.hpp"
 #include "data/gen/synthetic_generator.hpp"
 #include "data/stats/dataset_stats.hpp"
@@ -31,34 +33,74 @@ struct DataFlags {
   std::string json_out;      // stats: also write JSON here
   uint64_t batch_size = 0;   // stats: 0 = training.batch_size of the config, or 4096
   uint64_t max_samples = 0;
+  unsigned threads = 0;  // convert: 0 = one per hardware thread
 };
 
 
 
-// Streams `split` of the configured dataset into an actorrec dataset file.
-int ConvertTo(const config::Config& cfg, Split split, const std::string& out, bool show_bayes_auc) {
-  auto reader = OpenDatasetSplit(cfg, split);
-  if (!reader.ok()) {
-    std::cerr << "actorrec data: " << reader.status().message() << "\n";
-    return kExitFailure;
+void PrintProgress(const data::format::ConvertProgress& p) {
+  std::cerr << "converting: " << p.files_written << "/" << p.files << " files written (" << p.files_parsed
+            << " parsed), " << p.samples << " samples, " << p.seconds << " s\n";
+}
+
+// Converts the files of `split` on up to `threads` threads (ParallelConvert:
+// the same bytes as one thread). Nullopt when the source is not read file
+// by file or has one file: then the stream is converted on this thread.
+std::optional<Result<data::format::ConvertReport>> ConvertFilesInParallel(const config::Config& cfg, Split split,
+                                                                          const std::string& out, unsigned threads,
+                                                                          uint64_t* input_bytes) {
+  if (threads == 1) return std::nullopt;
+  auto files = OpenSplitFiles(cfg, split);
+  if (!files.ok() && files.status().code() == Status::Code::kNotSupported) return std::nullopt;
+  if (!files.ok()) return Result<data::format::ConvertReport>(files.status());
+  if (files->paths.size() < 2) return std::nullopt;
+  for (const auto& path : files->paths) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec) *input_bytes += size;
   }
+  data::format::ParallelConvertOptions options;
+  options.convert.source_name = SourceName(cfg, split);
+  options.threads = threads;
+  options.filter = files->filter;
+  options.progress = PrintProgress;
+  return data::format::ParallelConvert(files->paths.size(), files->open, out, std::move(options));
+}
+
+// Streams `split` of the configured dataset into an actorrec dataset file.
+int ConvertTo(const config::Config& cfg, Split split, const std::string& out, bool show_bayes_auc,
+              unsigned threads = 1) {
   const auto parent = std::filesystem::path(out).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
+  uint64_t input_bytes = 0;
+  auto parallel = ConvertFilesInParallel(cfg, split, out, threads, &input_bytes);
+  std::unique_ptr<data::SampleReader> reader;
+  if (!parallel) {
+    auto opened = OpenDatasetSplit(cfg, split);
+    if (!opened.ok()) {
+      std::cerr << "actorrec data: " << opened.status().message() << "\n";
+      return kExitFailure;
+    }
+    reader = std::move(opened).value();
+  }
   data::format::ConvertOptions options;
   options.source_name = SourceName(cfg, split);
-  auto report = data::format::Convert(**reader, out, options);
+  auto report = parallel ? std::move(*parallel) : data::format::Convert(*reader, out, options);
   if (!report.ok()) {
     std::cerr << "actorrec data: " << report.status().message() << "\n";
     return kExitFailure;
   }
   const double mb = report->bytes / 1e6;
-  std::cout << "wrote " << out << ": " << report->samples << " samples, " << (**reader).schema().num_tables()
-            << " tables, " << (**reader).schema().num_dense() << " dense features, " << mb << " MB in "
-            << report->seconds << " s (" << (report->seconds > 0 ? report->samples / report->seconds : 0)
-            << " samples/s)\n";
+  std::cout << "wrote " << out << ": " << report->samples << " samples, " << report->tables << " tables, "
+            << report->dense << " dense features, " << mb << " MB in " << report->seconds << " s ("
+            << (report->seconds > 0 ? report->samples / report->seconds : 0) << " samples/s";
+  if (input_bytes > 0 && report->seconds > 0) {
+    std::cout << ", " << input_bytes / 1e6 / report->seconds << " MB/s of input files";
+  }
+  std::cout << ")\n";
   std::cout << data::DescribeSkipped(report->bad_records);
   if (show_bayes_auc) {
-    if (auto* gen = dynamic_cast<data::gen::SyntheticGenerator*>(reader->get())) {
+    if (auto* gen = dynamic_cast<data::gen::SyntheticGenerator*>(reader.get())) {
       const double auc = gen->BayesAuc();
       if (!std::isnan(auc)) {
         std::cout << "Bayes-optimal AUC of the generated labels: " << auc << " (over " << gen->auc_samples()
@@ -143,6 +185,9 @@ std::function<int()> AddDataCommands(CLI::App& app) {
   AddSetFlag(convert, &flags->config);
   convert->add_option("--out,-o", flags->out, "output dataset file")->required();
   convert->add_option("--split", flags->split, "train (dataset.path) or eval (dataset.eval_path)");
+  convert->add_option("--threads,-j", flags->threads,
+                      "threads parsing input files at once, one file each (default: one per hardware thread); "
+                      "the output is the same bytes for any number");
 
   auto* gen = data->add_subcommand(
       "gen",
@@ -186,7 +231,7 @@ std::function<int()> AddDataCommands(CLI::App& app) {
     config::Config cfg;
     if (!LoadConfigFlags(flags->config, "data", std::cerr, &cfg)) return kExitUsage;
     if (stats->parsed()) return Stats(*flags, &cfg, *split);
-    if (convert->parsed()) return ConvertTo(cfg, *split, flags->out, /*show_bayes_auc=*/false);
+    if (convert->parsed()) return ConvertTo(cfg, *split, flags->out, /*show_bayes_auc=*/false, flags->threads);
     if (gen->parsed()) {
       if (cfg.dataset.source != "generated") {
         std::cerr << "actorrec data gen: " << cfg.path << " has dataset.source = \"" << cfg.dataset.source
