@@ -56,6 +56,7 @@ Status WritePart(Shared& shared, size_t file, Part* part) {
   DatasetWriterOptions options;
   options.samples_per_chunk = kPartSamplesPerChunk;
   options.multi_hot.assign((*reader)->schema().num_tables(), true);
+  options.durable = false;  // scratch: deleted once copied, remade after a crash
   auto writer = DatasetWriter::Create(shared.PathOf(file), (*reader)->schema(), options);
   if (!writer.ok()) return writer.status();
   SampleBlock block;
