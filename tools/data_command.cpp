@@ -15,6 +15,7 @@
 #include "data/format/convert.hpp"
 #include "data/format/parallel_convert.hpp"
 #include "data/format/dataset_file_reader.hpp"
+#include "data/gen/criteo_text.hpp"
 #include "data/gen/synthetic_generator.hpp"
 #include "data/stats/dataset_stats.hpp"
 #include "data/stats/stats_format.hpp"
@@ -34,6 +35,8 @@ struct DataFlags {
   uint64_t batch_size = 0;   // stats: 0 = training.batch_size of the config, or 4096
   uint64_t max_samples = 0;
   unsigned threads = 0;  // convert: 0 = one per hardware thread
+  std::string format = "actorrec";  // gen: actorrec, or criteo_days
+  uint32_t days = 24;               // gen --format criteo_days
 };
 
 
@@ -108,6 +111,45 @@ int ConvertTo(const config::Config& cfg, Split split, const std::string& out, bo
       }
     }
   }
+  return kExitOk;
+}
+
+// `data gen --format criteo_days`: days 0 … days−2 from the training stream,
+// the last day from the evaluation stream (another seed of the same hidden
+// model), each `per_day` samples, as gzipped Criteo TSV in `dir`.
+int GenCriteoDays(const config::Config& cfg, const std::string& dir, uint32_t days, uint64_t per_day) {
+  const auto fail = [](const Status& s) {
+    std::cerr << "actorrec data gen: " << s.message() << "\n";
+    return kExitFailure;
+  };
+  if (days < 2 || per_day == 0) {
+    std::cerr << "actorrec data gen: --format criteo_days needs --days >= 2 and --samples (per day) > 0\n";
+    return kExitUsage;
+  }
+  std::filesystem::create_directories(dir);
+  for (Split split : {Split::kTrain, Split::kEval}) {
+    auto options = GeneratorOptionsOf(cfg, split);
+    if (!options.ok()) return fail(options.status());
+    const uint32_t first = split == Split::kTrain ? 0 : days - 1;
+    const uint32_t count = split == Split::kTrain ? days - 1 : 1;
+    options->samples = per_day * count;
+    auto gen = data::gen::SyntheticGenerator::Open(std::move(options).value());
+    if (!gen.ok()) return fail(gen.status());
+    for (uint32_t day = first; day < first + count; ++day) {
+      const std::string path = (std::filesystem::path(dir) / ("day_" + std::to_string(day) + ".gz")).string();
+      auto written = data::gen::WriteCriteoGzip(**gen, per_day, path);
+      if (!written.ok()) return fail(written.status());
+      std::cerr << "wrote " << path << ": " << *written << " samples\n";
+    }
+    if (split == Split::kEval) {
+      const double auc = (*gen)->BayesAuc();
+      if (!std::isnan(auc)) {
+        std::cout << "Bayes-optimal AUC of day_" << days - 1 << " (the eval day): " << auc
+                  << ": no model can score higher on it\n";
+      }
+    }
+  }
+  std::cout << "wrote day_0.gz … day_" << days - 1 << ".gz in " << dir << " (" << per_day << " samples each)\n";
   return kExitOk;
 }
 
@@ -200,6 +242,12 @@ std::function<int()> AddDataCommands(CLI::App& app) {
   gen->add_option("--split", flags->split, "train (dataset.samples) or eval (dataset.eval_samples)");
   gen->add_option("--samples,-n", flags->samples, "samples to generate (overrides the config)");
   auto* seed = gen->add_option("--seed", flags->seed, "generator seed (overrides run.seed)");
+  gen->add_option("--format", flags->format,
+                  "actorrec (one dataset file, the default) or criteo_days: gzipped Criteo TSV day files "
+                  "day_0.gz … in the folder --out, the last day from the eval stream (the MLPerf DLRM Terabyte "
+                  "layout: --days 24, days 0-22 train, day 23 eval); --samples is then per day")
+      ->check(CLI::IsMember({"actorrec", "criteo_days"}));
+  gen->add_option("--days", flags->days, "criteo_days: how many day files (default 24)");
 
   auto* stats = data->add_subcommand(
       "stats",
@@ -240,6 +288,7 @@ std::function<int()> AddDataCommands(CLI::App& app) {
       }
       if (flags->samples > 0) (*split == Split::kTrain ? cfg.dataset.samples : cfg.dataset.eval_samples) = flags->samples;
       if (seed->count() > 0) cfg.run.seed = flags->seed;
+      if (flags->format == "criteo_days") return GenCriteoDays(cfg, flags->out, flags->days, flags->samples);
       return ConvertTo(cfg, *split, flags->out, /*show_bayes_auc=*/true);
     }
     return kExitUsage;
