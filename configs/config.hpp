@@ -72,6 +72,7 @@ struct ModelConfig {
   std::vector<int> top_mlp;          // dlrm: interaction -> ...; last == 1
   std::vector<int> deep_mlp;         // wide_deep, deepfm, dcn: hidden sizes, last == 1
   int cross_layers = 0;              // dcn: >= 1
+  bool wide_dense = false;           // wide_deep: the dense features enter the wide part too
   std::string pooling = "sum";       // sum | mean
 };
 

@@ -82,6 +82,9 @@ const Meaning kMeanings[] = {
      "wide_deep, deepfm and dcn, required: the deep MLP's widths over [dense, embeddings]; the last is 1."},
     {"model", "cross_layers", [](const Config& c) { return Int(c.model.cross_layers); },
      "dcn only, required: the number of cross layers."},
+    {"model", "wide_dense", [](const Config& c) { return Flag(c.model.wide_dense); },
+     "wide_deep only: the dense features also enter the wide part, each with a weight (Cheng et al. 2016's "
+     "wide part over raw features); false: the wide part sees the categorical ids only."},
     // [optimizer]
     {"optimizer", "dense", [](const Config& c) { return Text(std::string(kDenseOptimizerNames[static_cast<size_t>(c.optimizer.dense)])); },
      "The optimizer of the MLP weights."},

@@ -167,6 +167,14 @@ void ReadModel(TableReader& t, int dense_features, ModelConfig* model) {
   } else {
     t.NotApplicable("cross_layers", "applies only to kind = \"dcn\"; this model is " + kind_text);
   }
+  if (!known || model->kind == ModelKind::kWideDeep) {
+    if (auto wide_dense = t.Bool("wide_dense")) model->wide_dense = *wide_dense;
+    if (known && model->wide_dense && dense_features == 0) {
+      t.Fail("wide_dense", "needs dense features: dataset.dense_features is 0");
+    }
+  } else {
+    t.NotApplicable("wide_dense", "applies only to kind = \"wide_deep\"; this model is " + kind_text);
+  }
 
   // Shapes that must line up with the rest of the network.
   if (known && dlrm && dim && !model->bottom_mlp.empty() &&
@@ -187,7 +195,7 @@ void ReadModel(TableReader& t, int dense_features, ModelConfig* model) {
 
   static constexpr std::string_view kKeys[] = {"kind",    "embedding_dim", "bottom_mlp",
                                                 "top_mlp", "deep_mlp",     "cross_layers",
-                                                "pooling"};
+                                                "wide_dense", "pooling"};
   t.Finish(kKeys);
 }
 

@@ -49,6 +49,7 @@ ModelSpec SpecOf(const config::ModelConfig& model, uint32_t dense_features, uint
   s.top_mlp = model.top_mlp;
   s.deep_mlp = model.deep_mlp;
   s.cross_layers = model.cross_layers;
+  s.wide_dense = model.wide_dense;
   s.pooling = model.pooling == "mean" ? gpu::Pooling::kMean : gpu::Pooling::kSum;
   return s;
 }

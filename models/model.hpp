@@ -12,7 +12,8 @@
 // array; tensors() names the pieces, in buffer order:
 //   dlrm       bottom_mlp.<l>.{weight,bias} (none without dense features),
 //              top_mlp.<l>.{weight,bias}
-//   wide_deep  deep_mlp.<l>.{weight,bias}, wide.bias [1]
+//   wide_deep  deep_mlp.<l>.{weight,bias}, wide.bias [1], with wide_dense
+//              also wide.dense [1, dense_features]
 //   deepfm     deep_mlp.<l>.{weight,bias}, fm.bias [1]
 //   dcn        cross.<l>.{weight,bias} [d0] each, deep_mlp.<l>.{weight,bias}
 //              (the hidden layers only), final.weight [1, d0 + h], final.bias [1]
@@ -29,7 +30,8 @@
 //              [⟨F_a, F_b⟩ for a = 1…T−1, b = 0…a−1] (needs T ≥ 2).
 //   wide_deep  logit = Σ_t w_t + wide.bias + MLP_deep([dense, e_1 … e_T]),
 //              where e_t are the first D floats of pooled vector t and w_t
-//              its last float (the first-order weight; width D + 1).
+//              its last float (the first-order weight; width D + 1); with
+//              wide_dense, + Σ_j wide.dense_j · dense_j (summed by the GEMM).
 //   deepfm     wide_deep's first-order and deep terms, plus the FM second
 //              order ½ Σ_k [(Σ_t e_tk)² − Σ_t e_tk²].
 //   dcn        x0 = [dense, e_1 … e_T] (width d0), x_{l+1} = x0·(x_l·w_l) +
@@ -72,6 +74,7 @@ struct ModelSpec {
   uint32_t embedding_dim = 16;
   std::vector<int> bottom_mlp, top_mlp, deep_mlp;
   int cross_layers = 0;
+  bool wide_dense = false;  // wide_deep: + wide.dense · dense in the logit
   gpu::Pooling pooling = gpu::Pooling::kSum;
 };
 

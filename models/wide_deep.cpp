@@ -7,6 +7,7 @@
 // memory, as DLRM's (models/dlrm.cpp): device-resident on CUDA.
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "models/layers.hpp"
 #include "models/model_kinds.hpp"
@@ -21,6 +22,10 @@ class WideDeep final : public Model {
     x_width_ = spec.dense_features + spec.tables * spec.embedding_dim;
     deep_ = Mlp(DeclareMlp(add, "deep_mlp", static_cast<int>(x_width_), spec.deep_mlp), false);
     bias_ = AddTensor(fm ? "fm.bias" : "wide.bias", {1}, true);
+    // Declared last, so that the other tensors keep their initial values.
+    if (spec.wide_dense && spec.dense_features > 0) {
+      wide_dense_ = AddTensor("wide.dense", {1, static_cast<int64_t>(spec.dense_features)}, false);
+    }
     FinishTensors();
   }
 
@@ -36,6 +41,10 @@ class WideDeep final : public Model {
     float* dpooled = PooledGradTarget(pooled_grad, n * T * width_);
     be.WideDeepPooledGrad(dx, pooled_on_, fm_ ? sums_.data() : nullptr, dlogit, n, dd, T, d, dpooled);
     be.BiasGrad(dlogit, n, 1, grads + bias_);  // Σ_i dlogit_i in sample order from +0
+    if (wide_dense_) {  // ∂/∂v_j = Σ_i dlogit_i · x_ij
+      be.ResidentGemm(true, false, 1, static_cast<int>(dd), static_cast<int>(n), 1.0f, dlogit, 1, dense_on_,
+                      static_cast<int>(dd), 0.0f, grads + *wide_dense_, static_cast<int>(dd));
+    }
     FinishBackward(grads, dpooled, pooled_grad, n * T * width_);
     return loss;
   }
@@ -46,11 +55,16 @@ class WideDeep final : public Model {
     params_on_ = ResidentParams();
     pooled_on_ = up_pooled_.Resident(be, pooled, n * T * width_);
     float* x = x_.Grow(be, n * x_width_);
-    be.DeepInput(up_dense_.Resident(be, in.dense, n * dd), pooled_on_, n, dd, T, d, width_, x);
+    dense_on_ = up_dense_.Resident(be, in.dense, n * dd);
+    be.DeepInput(dense_on_, pooled_on_, n, dd, T, d, width_, x);
     deep_.Forward(be, params_on_, x, n);
     float* logits = logits_.Grow(be, n);
     float* sums = fm_ ? sums_.Grow(be, n * d) : nullptr;
     be.WideDeepLogits(deep_.output(), pooled_on_, n, T, d, params_on_ + bias_, fm_, sums, logits);
+    if (wide_dense_ && n > 0) {  // logits += dense · vᵀ
+      be.ResidentGemm(false, true, static_cast<int>(n), 1, static_cast<int>(dd), 1.0f, dense_on_,
+                      static_cast<int>(dd), params_on_ + *wide_dense_, static_cast<int>(dd), 1.0f, logits, 1);
+    }
     KeepLogits(logits, n);
   }
 
@@ -58,11 +72,13 @@ class WideDeep final : public Model {
   bool fm_;
   size_t x_width_ = 0;
   size_t bias_ = 0;
+  std::optional<size_t> wide_dense_;  // wide.dense's offset, with spec.wide_dense
   Mlp deep_;
   // The last Forward's parameters and pooled embeddings in the backend's
   // memory (Backward uses them).
   const float* params_on_ = nullptr;
   const float* pooled_on_ = nullptr;
+  const float* dense_on_ = nullptr;
   gpu::Buffer x_, dx_, logits_, sums_;
   // Device only: the uploaded inputs.
   gpu::Buffer up_pooled_, up_dense_;

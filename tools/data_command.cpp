@@ -6,13 +6,16 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "actors/common/exit_codes.hpp"
 #include "actors/sampler/dataset_source.hpp"
 #include "configs/config.hpp"
 #include "data/bad_record_tally.hpp"
 #include "data/format/convert.hpp"
+#include "data/format/parallel_convert.hpp"
 #include "data/format/dataset_file_reader.hpp"
+#include "data/gen/criteo_text.hpp"
 #include "data/gen/synthetic_generator.hpp"
 #include "data/stats/dataset_stats.hpp"
 #include "data/stats/stats_format.hpp"
@@ -31,34 +34,76 @@ struct DataFlags {
   std::string json_out;      // stats: also write JSON here
   uint64_t batch_size = 0;   // stats: 0 = training.batch_size of the config, or 4096
   uint64_t max_samples = 0;
+  unsigned threads = 0;  // convert: 0 = one per hardware thread
+  std::string format = "actorrec";  // gen: actorrec, or criteo_days
+  uint32_t days = 24;               // gen --format criteo_days
 };
 
 
 
-// Streams `split` of the configured dataset into an actorrec dataset file.
-int ConvertTo(const config::Config& cfg, Split split, const std::string& out, bool show_bayes_auc) {
-  auto reader = OpenDatasetSplit(cfg, split);
-  if (!reader.ok()) {
-    std::cerr << "actorrec data: " << reader.status().message() << "\n";
-    return kExitFailure;
+void PrintProgress(const data::format::ConvertProgress& p) {
+  std::cerr << "converting: " << p.files_written << "/" << p.files << " files written (" << p.files_parsed
+            << " parsed), " << p.samples << " samples, " << p.seconds << " s\n";
+}
+
+// Converts the files of `split` on up to `threads` threads (ParallelConvert:
+// the same bytes as one thread). Nullopt when the source is not read file
+// by file or has one file: then the stream is converted on this thread.
+std::optional<Result<data::format::ConvertReport>> ConvertFilesInParallel(const config::Config& cfg, Split split,
+                                                                          const std::string& out, unsigned threads,
+                                                                          uint64_t* input_bytes) {
+  if (threads == 1) return std::nullopt;
+  auto files = OpenSplitFiles(cfg, split);
+  if (!files.ok() && files.status().code() == Status::Code::kNotSupported) return std::nullopt;
+  if (!files.ok()) return Result<data::format::ConvertReport>(files.status());
+  if (files->paths.size() < 2) return std::nullopt;
+  for (const auto& path : files->paths) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec) *input_bytes += size;
   }
+  data::format::ParallelConvertOptions options;
+  options.convert.source_name = SourceName(cfg, split);
+  options.threads = threads;
+  options.filter = files->filter;
+  options.progress = PrintProgress;
+  return data::format::ParallelConvert(files->paths.size(), files->open, out, std::move(options));
+}
+
+// Streams `split` of the configured dataset into an actorrec dataset file.
+int ConvertTo(const config::Config& cfg, Split split, const std::string& out, bool show_bayes_auc,
+              unsigned threads = 1) {
   const auto parent = std::filesystem::path(out).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
+  uint64_t input_bytes = 0;
+  auto parallel = ConvertFilesInParallel(cfg, split, out, threads, &input_bytes);
+  std::unique_ptr<data::SampleReader> reader;
+  if (!parallel) {
+    auto opened = OpenDatasetSplit(cfg, split);
+    if (!opened.ok()) {
+      std::cerr << "actorrec data: " << opened.status().message() << "\n";
+      return kExitFailure;
+    }
+    reader = std::move(opened).value();
+  }
   data::format::ConvertOptions options;
   options.source_name = SourceName(cfg, split);
-  auto report = data::format::Convert(**reader, out, options);
+  auto report = parallel ? std::move(*parallel) : data::format::Convert(*reader, out, options);
   if (!report.ok()) {
     std::cerr << "actorrec data: " << report.status().message() << "\n";
     return kExitFailure;
   }
   const double mb = report->bytes / 1e6;
-  std::cout << "wrote " << out << ": " << report->samples << " samples, " << (**reader).schema().num_tables()
-            << " tables, " << (**reader).schema().num_dense() << " dense features, " << mb << " MB in "
-            << report->seconds << " s (" << (report->seconds > 0 ? report->samples / report->seconds : 0)
-            << " samples/s)\n";
+  std::cout << "wrote " << out << ": " << report->samples << " samples, " << report->tables << " tables, "
+            << report->dense << " dense features, " << mb << " MB in " << report->seconds << " s ("
+            << (report->seconds > 0 ? report->samples / report->seconds : 0) << " samples/s";
+  if (input_bytes > 0 && report->seconds > 0) {
+    std::cout << ", " << input_bytes / 1e6 / report->seconds << " MB/s of input files";
+  }
+  std::cout << ")\n";
   std::cout << data::DescribeSkipped(report->bad_records);
   if (show_bayes_auc) {
-    if (auto* gen = dynamic_cast<data::gen::SyntheticGenerator*>(reader->get())) {
+    if (auto* gen = dynamic_cast<data::gen::SyntheticGenerator*>(reader.get())) {
       const double auc = gen->BayesAuc();
       if (!std::isnan(auc)) {
         std::cout << "Bayes-optimal AUC of the generated labels: " << auc << " (over " << gen->auc_samples()
@@ -66,6 +111,45 @@ int ConvertTo(const config::Config& cfg, Split split, const std::string& out, bo
       }
     }
   }
+  return kExitOk;
+}
+
+// `data gen --format criteo_days`: days 0 … days−2 from the training stream,
+// the last day from the evaluation stream (another seed of the same hidden
+// model), each `per_day` samples, as gzipped Criteo TSV in `dir`.
+int GenCriteoDays(const config::Config& cfg, const std::string& dir, uint32_t days, uint64_t per_day) {
+  const auto fail = [](const Status& s) {
+    std::cerr << "actorrec data gen: " << s.message() << "\n";
+    return kExitFailure;
+  };
+  if (days < 2 || per_day == 0) {
+    std::cerr << "actorrec data gen: --format criteo_days needs --days >= 2 and --samples (per day) > 0\n";
+    return kExitUsage;
+  }
+  std::filesystem::create_directories(dir);
+  for (Split split : {Split::kTrain, Split::kEval}) {
+    auto options = GeneratorOptionsOf(cfg, split);
+    if (!options.ok()) return fail(options.status());
+    const uint32_t first = split == Split::kTrain ? 0 : days - 1;
+    const uint32_t count = split == Split::kTrain ? days - 1 : 1;
+    options->samples = per_day * count;
+    auto gen = data::gen::SyntheticGenerator::Open(std::move(options).value());
+    if (!gen.ok()) return fail(gen.status());
+    for (uint32_t day = first; day < first + count; ++day) {
+      const std::string path = (std::filesystem::path(dir) / ("day_" + std::to_string(day) + ".gz")).string();
+      auto written = data::gen::WriteCriteoGzip(**gen, per_day, path);
+      if (!written.ok()) return fail(written.status());
+      std::cerr << "wrote " << path << ": " << *written << " samples\n";
+    }
+    if (split == Split::kEval) {
+      const double auc = (*gen)->BayesAuc();
+      if (!std::isnan(auc)) {
+        std::cout << "Bayes-optimal AUC of day_" << days - 1 << " (the eval day): " << auc
+                  << ": no model can score higher on it\n";
+      }
+    }
+  }
+  std::cout << "wrote day_0.gz … day_" << days - 1 << ".gz in " << dir << " (" << per_day << " samples each)\n";
   return kExitOk;
 }
 
@@ -143,6 +227,9 @@ std::function<int()> AddDataCommands(CLI::App& app) {
   AddSetFlag(convert, &flags->config);
   convert->add_option("--out,-o", flags->out, "output dataset file")->required();
   convert->add_option("--split", flags->split, "train (dataset.path) or eval (dataset.eval_path)");
+  convert->add_option("--threads,-j", flags->threads,
+                      "threads parsing input files at once, one file each (default: one per hardware thread); "
+                      "the output is the same bytes for any number");
 
   auto* gen = data->add_subcommand(
       "gen",
@@ -155,6 +242,12 @@ std::function<int()> AddDataCommands(CLI::App& app) {
   gen->add_option("--split", flags->split, "train (dataset.samples) or eval (dataset.eval_samples)");
   gen->add_option("--samples,-n", flags->samples, "samples to generate (overrides the config)");
   auto* seed = gen->add_option("--seed", flags->seed, "generator seed (overrides run.seed)");
+  gen->add_option("--format", flags->format,
+                  "actorrec (one dataset file, the default) or criteo_days: gzipped Criteo TSV day files "
+                  "day_0.gz … in the folder --out, the last day from the eval stream (the MLPerf DLRM Terabyte "
+                  "layout: --days 24, days 0-22 train, day 23 eval); --samples is then per day")
+      ->check(CLI::IsMember({"actorrec", "criteo_days"}));
+  gen->add_option("--days", flags->days, "criteo_days: how many day files (default 24)");
 
   auto* stats = data->add_subcommand(
       "stats",
@@ -186,7 +279,7 @@ std::function<int()> AddDataCommands(CLI::App& app) {
     config::Config cfg;
     if (!LoadConfigFlags(flags->config, "data", std::cerr, &cfg)) return kExitUsage;
     if (stats->parsed()) return Stats(*flags, &cfg, *split);
-    if (convert->parsed()) return ConvertTo(cfg, *split, flags->out, /*show_bayes_auc=*/false);
+    if (convert->parsed()) return ConvertTo(cfg, *split, flags->out, /*show_bayes_auc=*/false, flags->threads);
     if (gen->parsed()) {
       if (cfg.dataset.source != "generated") {
         std::cerr << "actorrec data gen: " << cfg.path << " has dataset.source = \"" << cfg.dataset.source
@@ -195,6 +288,7 @@ std::function<int()> AddDataCommands(CLI::App& app) {
       }
       if (flags->samples > 0) (*split == Split::kTrain ? cfg.dataset.samples : cfg.dataset.eval_samples) = flags->samples;
       if (seed->count() > 0) cfg.run.seed = flags->seed;
+      if (flags->format == "criteo_days") return GenCriteoDays(cfg, flags->out, flags->days, flags->samples);
       return ConvertTo(cfg, *split, flags->out, /*show_bayes_auc=*/true);
     }
     return kExitUsage;

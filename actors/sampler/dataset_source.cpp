@@ -2,6 +2,7 @@
 #include "actors/sampler/dataset_source.hpp"
 
 #include <filesystem>
+#include <functional>
 
 #include "data/format/dataset_file_reader.hpp"
 #include "data/format/epoch_reader.hpp"
@@ -193,6 +194,8 @@ namespace {
 // computed from (8 bytes a sample, up to GeneratorOptions::auc_sample_cap).
 enum class BayesRecord { kKeep, kNone };
 
+using FilesOpener =
+    std::function<Result<std::unique_ptr<data::SampleReader>>(const std::vector<std::string>& paths)>;
 Result<std::unique_ptr<data::SampleReader>> OpenFiles(const config::DatasetConfig& ds,
                                                       const std::vector<std::string>& paths);
 
@@ -223,42 +226,85 @@ Result<std::unique_ptr<data::SampleReader>> OpenSplit(const config::Config& cfg,
   return OpenFiles(ds, *paths);
 }
 
-// The samples of `paths`, in order, as the configured file source reads them.
-Result<std::unique_ptr<data::SampleReader>> OpenFiles(const config::DatasetConfig& ds,
-                                                      const std::vector<std::string>& paths) {
+// How the configured file source opens a list of its files, as one stream
+// in order. A text source's mapping is made here, once (loaded, or built
+// from the training files and saved), and shared by every list it opens.
+Result<FilesOpener> FileSource(const config::DatasetConfig& ds) {
   namespace r = data::readers;
   using ReaderPtr = std::unique_ptr<data::SampleReader>;
+  const data::BadRecordPolicy policy = PolicyOf(ds);
   if (ds.source == "actorrec") {
-    auto file = data::format::DatasetFileReader::Open(paths.front(), PolicyOf(ds));
-    if (!file.ok()) return file.status();
-    return ReaderPtr(std::move(file.value()));
+    return FilesOpener([policy](const std::vector<std::string>& paths) -> Result<ReaderPtr> {
+      auto file = data::format::DatasetFileReader::Open(paths.front(), policy);
+      if (!file.ok()) return file.status();
+      return ReaderPtr(std::move(file.value()));
+    });
   }
   if (ds.source == "dlrm_binary") {
     r::DlrmBinaryOptions options;
     options.num_dense = static_cast<size_t>(ds.dense_features);
     options.table_rows = ds.table_rows;
-    return r::OpenDlrmBinary(paths, options, PolicyOf(ds));
+    return FilesOpener([options, policy](const std::vector<std::string>& paths) -> Result<ReaderPtr> {
+      return r::OpenDlrmBinary(paths, options, policy);
+    });
   }
   if (ds.source == "torchrec_npy") {
     r::NpyTripletOptions options;
     options.table_rows = ds.table_rows;
-    std::vector<r::NpyDayFiles> days;
-    for (const std::string& day : paths) days.push_back({day + "_dense.npy", day + "_sparse.npy", day + "_labels.npy"});
-    return r::OpenNpyTriplets(days, options, PolicyOf(ds));
+    return FilesOpener([options, policy](const std::vector<std::string>& paths) -> Result<ReaderPtr> {
+      std::vector<r::NpyDayFiles> days;
+      for (const std::string& day : paths) days.push_back({day + "_dense.npy", day + "_sparse.npy", day + "_labels.npy"});
+      return r::OpenNpyTriplets(days, options, policy);
+    });
   }
   auto format = TextFormatOf(ds);
   if (!format.ok()) return format.status();
   auto mapping = MappingOf(ds, format->get());
   if (!mapping.ok()) return mapping.status();
-  auto reader = r::TextReader::Open(paths, std::move(format.value()), mapping.value(), PolicyOf(ds));
-  if (!reader.ok()) return reader.status();
-  return ReaderPtr(std::move(reader.value()));
+  return FilesOpener([ds, mapping = mapping.value(), policy](const std::vector<std::string>& paths) -> Result<ReaderPtr> {
+    auto format = TextFormatOf(ds);  // a format serves one scan at a time: one per reader
+    if (!format.ok()) return format.status();
+    auto reader = r::TextReader::Open(paths, std::move(format.value()), mapping, policy);
+    if (!reader.ok()) return reader.status();
+    return ReaderPtr(std::move(reader.value()));
+  });
+}
+
+// The samples of `paths`, in order, as the configured file source reads them.
+Result<std::unique_ptr<data::SampleReader>> OpenFiles(const config::DatasetConfig& ds,
+                                                      const std::vector<std::string>& paths) {
+  auto source = FileSource(ds);
+  if (!source.ok()) return source.status();
+  return (*source)(paths);
 }
 
 }  // namespace
 
 Result<std::unique_ptr<data::SampleReader>> OpenDatasetSplit(const config::Config& cfg, Split split) {
   return OpenSplit(cfg, split, BayesRecord::kKeep);
+}
+
+Result<SplitFiles> OpenSplitFiles(const config::Config& cfg, Split split) {
+  const auto& ds = cfg.dataset;
+  if (ds.source == "generated" || ds.source == "actorrec") {
+    return Status::NotSupported("dataset.source = \"" + ds.source + "\" is not read file by file");
+  }
+  const bool hold_out = ds.eval_fraction > 0;
+  auto paths = hold_out ? Result<std::vector<std::string>>(ds.paths) : SplitPaths(ds, split);
+  if (!paths.ok()) return paths.status();
+  auto source = FileSource(ds);
+  if (!source.ok()) return source.status();
+  SplitFiles files;
+  files.paths = std::move(paths).value();
+  files.open = [source = std::move(source).value(), paths = files.paths](size_t file) {
+    return source({paths[file]});
+  };
+  if (hold_out) {
+    files.filter = [fraction = ds.eval_fraction, eval = split == Split::kEval](std::unique_ptr<data::SampleReader> r) {
+      return data::HoldOutSplit(std::move(r), fraction, eval);
+    };
+  }
+  return files;
 }
 
 Result<std::unique_ptr<data::SampleReader>> OpenEpoch(const config::Config& cfg, Split split, uint32_t epoch) {

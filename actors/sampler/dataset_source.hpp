@@ -12,6 +12,7 @@
 
 #include "base/status.hpp"
 #include "configs/config.hpp"
+#include "data/format/parallel_convert.hpp"
 #include "data/gen/generator_options.hpp"
 #include "data/sample_reader.hpp"
 
@@ -24,6 +25,19 @@ const char* SplitName(Split split);
 // own seed (disjoint from training); Failed preconditions (no eval_path, an
 // unreadable file) are errors naming the key or the file.
 Result<std::unique_ptr<data::SampleReader>> OpenDatasetSplit(const config::Config& cfg, Split split);
+
+// The input files of `split` one by one, for `data convert` in parallel
+// (data/format/parallel_convert.hpp): reading them in order, through
+// `filter` when there is one, gives exactly OpenDatasetSplit's samples. Every
+// file's reader shares the one categorical mapping, made here (loaded or
+// built and saved) before any file is opened. NotSupported for sources not
+// read file by file (generated, actorrec).
+struct SplitFiles {
+  std::vector<std::string> paths;
+  data::format::FileOpener open;      // reader of paths[i] alone
+  data::format::StreamFilter filter;  // dataset.eval_fraction's side of the hold-out; else none
+};
+Result<SplitFiles> OpenSplitFiles(const config::Config& cfg, Split split);
 
 // The samples of `epoch` of `split` in the order the sampler streams them:
 // for actorrec dataset files the deterministic epoch order (shuffled from

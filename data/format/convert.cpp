@@ -23,6 +23,8 @@ Result<ConvertReport> Convert(SampleReader& source, const std::string& out_path,
   Result<uint64_t> bytes = (*writer)->Finish();
   if (!bytes.ok()) return bytes.status();
   report.bytes = *bytes;
+  report.tables = source.schema().num_tables();
+  report.dense = source.schema().num_dense();
   report.bad_records = source.bad_records();
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

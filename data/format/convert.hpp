@@ -25,6 +25,8 @@ struct ConvertOptions {
 struct ConvertReport {
   uint64_t samples = 0;  // written
   uint64_t bytes = 0;    // of the dataset file
+  size_t tables = 0;     // of its schema
+  size_t dense = 0;      // dense features a sample
   double seconds = 0;    // wall clock, reading and writing
   BadRecords bad_records;  // what the source skipped under its policy
 };

@@ -76,6 +76,7 @@ DatasetWriter::DatasetWriter(std::string path, DatasetSchema schema, DatasetWrit
       tmp_path_(path_ + ".tmp"),
       schema_(std::move(schema)),
       samples_per_chunk_(options.samples_per_chunk),
+      durable_(options.durable),
       multi_hot_(std::move(options.multi_hot)),
       multi_hot_decided_(!multi_hot_.empty() || schema_.num_tables() == 0),
       fd_(fd),
@@ -228,12 +229,12 @@ Result<uint64_t> DatasetWriter::Finish() {
   if (::pwrite(fd_, header.data(), header.size(), 0) != static_cast<ssize_t>(header.size())) {
     return Fail(Errno("cannot write the header of", tmp_path_));
   }
-  if (::fsync(fd_) != 0) return Fail(Errno("cannot sync", tmp_path_));
+  if (durable_ && ::fsync(fd_) != 0) return Fail(Errno("cannot sync", tmp_path_));
   const int fd = std::exchange(fd_, -1);
   if (::close(fd) != 0) return Fail(Errno("cannot close", tmp_path_));
   if (::rename(tmp_path_.c_str(), path_.c_str()) != 0) return Fail(Errno("cannot rename " + tmp_path_ + " to", path_));
   finished_ = true;
-  SyncParentDir(path_);
+  if (durable_) SyncParentDir(path_);
   return info.file_bytes;
 }
 

@@ -35,6 +35,10 @@ struct DatasetWriterOptions {
   // chunk, and a later sample with other than one id in a table found
   // single-hot is refused. Pass it when the source knows.
   std::vector<bool> multi_hot;
+  // Whether Finish fsyncs the file and its folder (durable once renamed).
+  // false only for scratch files nobody keeps after a crash (the parts of
+  // a parallel conversion): a sync costs a disk flush of the whole file.
+  bool durable = true;
 };
 
 class DatasetWriter {
@@ -67,6 +71,7 @@ class DatasetWriter {
   const std::string tmp_path_;
   const DatasetSchema schema_;
   const uint32_t samples_per_chunk_;
+  const bool durable_;
   std::vector<bool> multi_hot_;
   bool multi_hot_decided_;
   int fd_;

@@ -194,6 +194,16 @@ TEST_CASE("cross_layers is refused for a dlrm model", "[configs]") {
                         "\"dlrm\"; remove it"));
 }
 
+TEST_CASE("wide_dense is refused for a dlrm model", "[configs]") {
+  TempDir dir;
+  std::string text = Replace(kValid, "top_mlp = [64, 1]", "top_mlp = [64, 1]\nwide_dense = true");
+  std::string path = dir.Write("bad.toml", text);
+  REQUIRE_THAT(LoadError(path),
+               Contains(At(path, text, "wide_dense") +
+                        "model.wide_dense: applies only to kind = \"wide_deep\"; this model is kind = "
+                        "\"dlrm\"; remove it"));
+}
+
 TEST_CASE("the MLPs of the chosen kind are required", "[configs]") {
   TempDir dir;
   std::string text = Replace(kValid, "top_mlp = [64, 1]\n", "");

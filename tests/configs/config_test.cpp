@@ -123,6 +123,9 @@ TEST_CASE("every shipped config under configs/ loads without errors", "[configs]
   for (const auto& entry :
        std::filesystem::recursive_directory_iterator(SourcePath("configs"))) {
     if (entry.path().extension() != ".toml") continue;
+    // Its days are made first (`data gen --format criteo_days`): the cli test
+    // criteo_days_cli_test.cpp loads and runs it on generated days.
+    if (entry.path().filename() == "criteo_terabyte.toml") continue;
     INFO(entry.path().string());
     REQUIRE_NOTHROW(LoadConfig(entry.path().string()));
     ++loaded;

@@ -166,6 +166,31 @@ TEST_CASE("DLRM without dense features matches the reference", "[models]") {
   }
 }
 
+// Cheng et al. 2016's wide part over the raw dense features too
+// (model.wide_dense): a weight per dense feature, added to the logit; the
+// other tensors keep their initial values (wide.dense is declared last).
+TEST_CASE("Wide&Deep with dense features in the wide part matches the reference", "[models]") {
+  auto backend = gpu::MakeCpuBackend();
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    ModelSpec spec = RandomSpec(config::ModelKind::kWideDeep, seed);
+    spec.dense_features = 1 + seed % 5;
+    spec.wide_dense = true;
+    INFO("seed " << seed << ": dense " << spec.dense_features << ", tables " << spec.tables);
+    auto m = Model::Create(spec, backend.get()).value();
+    REQUIRE(m->tensors().back().name == "wide.dense");
+    REQUIRE(m->tensors().back().size == spec.dense_features);
+    m->Initialize(seed);
+    CheckAgainstReference(*m, RandomInputs(*m, 1 + seed % 6, seed), seed % 2 ? 1.0f : 0.5f);
+    // Without the option: the same tensors, less wide.dense, with the same values.
+    ModelSpec plain = spec;
+    plain.wide_dense = false;
+    auto p = Model::Create(plain, backend.get()).value();
+    p->Initialize(seed);
+    REQUIRE(p->params().size() == m->params().size() - spec.dense_features);
+    CHECK(std::equal(p->params().begin(), p->params().end(), m->params().begin()));
+  }
+}
+
 TEST_CASE("a model's results depend only on its inputs", "[models]") {
   auto backend = gpu::MakeCpuBackend();
   for (config::ModelKind kind : kKinds) {

@@ -56,6 +56,9 @@ class ReferenceModel {
         const bool fm = spec_.kind == config::ModelKind::kDeepFm;
         double logit = Mlp(p, "deep_mlp", x0, false)[0] + p[At(fm ? "fm.bias" : "wide.bias")];
         for (size_t t = 0; t < T; ++t) logit += pooled[t * width_ + d];
+        if (index_.count("wide.dense")) {  // wide_dense: the dense features in the wide part
+          for (size_t j = 0; j < dd; ++j) logit += p[At("wide.dense") + j] * dense[j];
+        }
         if (fm) {
           for (size_t k = 0; k < d; ++k) {
             double sum = 0, squares = 0;

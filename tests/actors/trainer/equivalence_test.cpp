@@ -53,6 +53,19 @@ TEST_CASE("every mode, model, L and W equals the no_cache run bitwise", "[traine
   }
 }
 
+TEST_CASE("Wide&Deep with the dense features in its wide part keeps every mode bitwise equal", "[trainer][equivalence]") {
+  Case c;
+  c.model = "wide_deep";
+  c.sparse = "adagrad";
+  const uint64_t plain = LockstepDigest(c);
+  c.model_extra = "wide_dense = true\n";
+  CHECK(LockstepDigest(c) != plain);  // the option changes the model
+  for (int w : {1, 2}) {
+    c.trainers = w;
+    CheckEveryModeEqualsNoCache(c, "wide_dense W=" + std::to_string(w));
+  }
+}
+
 TEST_CASE("every optimizer pair and mean pooling keep the modes bitwise equal", "[trainer][equivalence]") {
   for (const char* dense : {"sgd", "adagrad", "adam"}) {
     for (const char* sparse : {"sgd", "adagrad", "rowwise_adagrad", "adam"}) {

@@ -35,6 +35,8 @@ struct Case {
   std::string session_dup;  // TOML value, e.g. "[0.9, 0.9, 0.0, 0.0]"; empty: none
   // [[dataset.dedup_groups]], one TOML array of table indices each, e.g. "[0, 1]".
   std::vector<std::string> dedup_groups;
+  // More [model] lines, e.g. "wide_dense = true\n".
+  std::string model_extra;
 };
 
 inline std::string ConfigText(const Case& c) {
@@ -48,6 +50,7 @@ inline std::string ConfigText(const Case& c) {
     t << "deep_mlp = [8, 1]\n";
     if (c.model == "dcn") t << "cross_layers = 2\n";
   }
+  t << c.model_extra;
   t << "[optimizer]\ndense = \"" << c.dense << "\"\ndense_lr = 0.05\nsparse = \"" << c.sparse
     << "\"\nsparse_lr = 0.05\n";
   t << "[dataset]\nsource = \"generated\"\npreset = \"custom\"\ntable_rows = [50, 300, 2000, 7]\n"

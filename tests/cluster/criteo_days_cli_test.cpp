@@ -1,0 +1,63 @@
+// The MLPerf DLRM Criteo Terabyte recipe end to end on tiny generated days:
+// `data gen --format criteo_days` writes day_0.gz … day_23.gz, the shipped
+// configs/criteo_terabyte.toml converts days 0-22 (in parallel, the same
+// bytes as on one thread) and day 23 with one shared mapping, and trains a
+// few batches straight from the gzipped days, evaluating on day 23.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "tests/cluster/child_process.hpp"
+
+using namespace actorrec::testing;
+
+TEST_CASE("the Criteo Terabyte recipe converts 24 generated gzipped days in parallel and trains on them", "[cli]") {
+  TempDir dir;
+  // The shipped config, where its relative paths expect it (configs/ beside runs/).
+  std::filesystem::create_directories(dir.File("configs"));
+  WriteBytes(dir.File("configs/criteo_terabyte.toml"),
+             ReadBytes(std::string(ACTORREC_SOURCE_DIR) + "/configs/criteo_terabyte.toml"));
+
+  auto gen = Actorrec(dir, {"data", "gen", "--format", "criteo_days", "--days", "24", "--samples", "96", "--out",
+                            "runs/criteo_terabyte"},
+                      "gen.log");
+  INFO(gen.output);
+  REQUIRE(gen.code == 0);
+  CHECK_THAT(gen.output, Catch::Contains("Bayes-optimal AUC of day_23 (the eval day)"));
+  for (int day = 0; day < 24; ++day) {
+    const std::string bytes = ReadBytes(dir.File("runs/criteo_terabyte/day_" + std::to_string(day) + ".gz"));
+    REQUIRE(bytes.size() > 2);
+    CHECK(bytes.substr(0, 2) == "\x1f\x8b");  // gzip, as the Terabyte days ship
+  }
+
+  const std::vector<std::string> convert = {"data", "convert", "-c", "configs/criteo_terabyte.toml"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = convert;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  auto one = Actorrec(dir, with({"--out", "runs/one.ards", "-j", "1"}), "one.log");
+  INFO(one.output);
+  REQUIRE(one.code == 0);
+  CHECK_THAT(one.output, Catch::Contains("2208 samples, 26 tables, 13 dense features"));  // 23 days of 96
+  auto three = Actorrec(dir, with({"--out", "runs/three.ards", "-j", "3"}), "three.log");
+  INFO(three.output);
+  REQUIRE(three.code == 0);
+  CHECK_THAT(three.output, Catch::Contains("converting: 23/23 files written"));
+  CHECK(ReadBytes(dir.File("runs/three.ards")) == ReadBytes(dir.File("runs/one.ards")));
+  auto eval = Actorrec(dir, with({"--split", "eval", "--out", "runs/eval.ards"}), "eval.log");
+  INFO(eval.output);
+  REQUIRE(eval.code == 0);
+  CHECK_THAT(eval.output, Catch::Contains("96 samples"));
+  CHECK(std::filesystem::exists(dir.File("runs/criteo_terabyte/days.mapping")));
+
+  auto train = Actorrec(dir,
+                        {"train", "-c", "configs/criteo_terabyte.toml", "--set", "training.batch_size=64", "--set",
+                         "training.max_batches=3", "--set", "training.cache_rows=4096", "--inspect", "off"},
+                        "train.log");
+  INFO(train.output);
+  REQUIRE(train.code == 0);
+  CHECK_THAT(train.output, Catch::Contains("summary: 3 batches"));
+  CHECK_THAT(train.output, Catch::Contains("eval final after 3 batches: AUC"));
+  CHECK_THAT(train.output, Catch::Contains("(96 samples)"));
+}
