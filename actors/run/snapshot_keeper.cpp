@@ -4,8 +4,12 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 #include "actors/common/ask.hpp"
 #include "actors/common/atoms.hpp"
@@ -23,6 +27,17 @@ struct KeeperState {
   static inline const char* name = "snapshot_keeper";
   std::unique_ptr<SnapshotStore> store;
 };
+
+// A drill (docs/reliability.md): with ACTORREC_DRILL_KILL_AT_COMMIT=1 in
+// its environment, a keeper whose store holds the file drill-kill-at-commit
+// removes it and kills its own process at the next commit: a member lost in
+// the middle of a snapshot, some members having committed it and the
+// coordinator not.
+void DrillKillAtCommit(const std::string& dir) {
+  const char* on = std::getenv("ACTORREC_DRILL_KILL_AT_COMMIT");
+  if (on == nullptr || std::string(on) != "1") return;
+  if (::unlink((dir + "/drill-kill-at-commit").c_str()) == 0) ::raise(SIGKILL);
+}
 
 caf::error Failed(const Status& st) { return caf::make_error(caf::sec::runtime_error, st.ToString()); }
 
@@ -49,6 +64,7 @@ caf::behavior Keeper(caf::stateful_actor<KeeperState>* self, std::string dir) {
         return rp;
       },
       [=](snap_commit_atom, uint64_t k) -> caf::result<ok_atom> {
+        DrillKillAtCommit(self->state.store->dir());
         if (Status st = self->state.store->Commit(k); !st.ok()) return Failed(st);
         return ok_atom::value;
       },

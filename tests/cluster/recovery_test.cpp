@@ -326,3 +326,28 @@ TEST_CASE("a killed agent takes its worker with it, and an agent passes SIGTERM 
   CHECK(Gone(a_worker, 10s));
   CHECK(Gone(e_worker, 10s));
 }
+
+TEST_CASE("a member killed in the middle of a snapshot, after another member committed it, rolls all back to the one before",
+          "[recovery]") {
+  // The drill (snapshot_keeper.cpp): t's keeper kills its worker when it
+  // is asked to commit snapshot 10, after e committed it and before the
+  // coordinator did; the coordinator's LATEST is still 5, so every member
+  // (e too, which drops its batch-10) resumes from 5.
+  setenv("ACTORREC_DRILL_KILL_AT_COMMIT", "1", 1);
+  RecoveringCluster c;
+  unsetenv("ACTORREC_DRILL_KILL_AT_COMMIT");
+  c.WorkerPid("t", 1);
+  for (int i = 0; i < 60000 && BatchesDone(c.metrics_path()) < 6; ++i) std::this_thread::sleep_for(2ms);
+  REQUIRE(BatchesDone(c.metrics_path()) < kSnapshotEvery * 2);
+  WriteBytes("/dev/shm/actorrec-snapshots-t-" + std::to_string(c.agent("t").pid()) + "/drill-kill-at-commit", "");
+  const auto codes = c.WaitAll();
+  INFO(c.Logs());
+  for (const auto& [name, code] : codes) CHECK(code == std::optional<int>(0));
+  CHECK_THAT(c.agent("t").Log(), Catch::Contains("killed by signal 9") && Catch::Contains("restart 1 of 3"));
+  const std::string metrics = c.metrics();
+  std::smatch m;
+  REQUIRE(std::regex_search(metrics, m, std::regex("\"event\":\"recovery\",[^\n]*\"snapshot_batch\":([0-9]+),\"reached_batch\":([0-9]+)")));
+  CHECK(m[1].str() == "5");
+  CHECK(std::stoi(m[2].str()) >= 10);
+  CheckSameAsUninterrupted(c);
+}
