@@ -142,7 +142,8 @@ int Node(const ConfigFlags& config_flags, const std::string& member_flag, const 
   };
   work.host = [&](caf::actor_system& sys, const caf::actor& supervisor) -> Result<std::shared_ptr<void>> {
     auto hosted = trainer::MemberPipeline::Start(cfg, {&sys, supervisor, *member, recovery.snapshot_store},
-                                                 recovery.snapshot_store.empty() ? resume_dir() : "");
+                                                 recovery.snapshot_store.empty() ? resume_dir()
+                                                                                 : node_options.resume_dir);
     if (!hosted.ok()) return hosted.status();
     return std::shared_ptr<void>(std::move(hosted).value());
   };

@@ -753,7 +753,7 @@ Result<std::unique_ptr<MemberPipeline>> MemberPipeline::Start(const config::Conf
     auto restored = RestoreFromKeepers(*seat.sys, cfg, seat.member, PiecesOf(hosted, member->parts_->S()),
                                        ClusterDirectory(cfg, seat).lookup, seat.snapshot_store);
     if (!restored.ok()) return restored.status();
-    resume = *restored;
+    if (!restored->empty()) resume = *restored;  // else a fresh run, or the --resume DIR given
   }
   auto start = ResumeMember(resume, hosted, member->parts_.get());
   if (!start.ok()) return start.status();

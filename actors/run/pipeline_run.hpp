@@ -224,7 +224,8 @@ class PipelineRun {
 // destroyed; the coordinator's PipelineRun drives them. With resume_dir the
 // member starts where that checkpoint ends, its shards and dense replicas
 // loaded from it (every member must be given the same directory: the
-// coordinator checks).
+// coordinator checks). With seat.snapshot_store the snapshot the
+// coordinator's keeper names comes first (RestoreFromKeepers).
 class MemberPipeline {
  public:
   static Result<std::unique_ptr<MemberPipeline>> Start(const config::Config& cfg, const ClusterSeat& seat,
