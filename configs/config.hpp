@@ -220,8 +220,11 @@ struct ClusterConfig {
   int restart_backoff_ms = 200;      // 0..600000: wait before the first restart, doubled per crash (at most 10 s)
   // Batches between snapshots (checkpoints for recovery) when the agent runs
   // and --checkpoint-every is not given: each costs a pause of the pipeline
-  // and a write of every row (docs/reliability.md has the measured cost).
-  int snapshot_every = 50;           // 1..1e9
+  // and a copy of every row (measured: about 8 batches' time on the
+  // three-member DLRM of tools/recovery_measure.py, so 200 keeps the cost
+  // near 4 %; docs/reliability.md), and a recovery replays up to
+  // snapshot_every − 1 batches.
+  int snapshot_every = 200;          // 1..1e9
   std::vector<Member> members;       // at least one
 
   int TotalTrainers() const;

@@ -243,7 +243,7 @@ const Meaning kMeanings[] = {
     {"cluster", "restart_backoff_ms", [](const Config& c) { return Int(c.cluster.restart_backoff_ms); },
      "Wait before restarting a worker that died, doubled for each further crash (at most 10 s); a worker that lost a peer rejoins after this wait."},
     {"cluster", "snapshot_every", [](const Config& c) { return Int(c.cluster.snapshot_every); },
-     "With max_restarts above 0 and no --checkpoint-every: batches between the snapshots a recovery resumes from (in --checkpoint-dir, else <run.output_dir>/snapshots)."},
+     "With max_restarts above 0 and no --checkpoint-every: batches between the snapshots a recovery resumes from (in --checkpoint-dir, else in memory: each member's agent keeps its member's pieces and a copy of the previous member's shard files)."},
     {"cluster", "member", [](const Config&) { return std::string("(none)"); },
      "Required: one [[cluster.member]] table per process (below)."},
     // [[cluster.member]]

@@ -77,6 +77,7 @@ struct NodeRecovery {
   std::vector<std::string> args;  // the command line after the program, for the agent's worker
   bool worker = false;            // --worker: this process is an agent's worker
   bool recover = false;           // --recover: restarted by the agent, resume from the newest snapshot
+  std::string snapshot_store;     // --snapshot-store DIR: the agent's in-memory store of this member's snapshots
 };
 
 int Node(const ConfigFlags& config_flags, const std::string& member_flag, const std::string& role, int rank,
@@ -94,25 +95,35 @@ int Node(const ConfigFlags& config_flags, const std::string& member_flag, const 
   }
   if (!StartLogging(*member, log_level, cfg)) return kExitUsage;
   if (cfg.cluster.max_restarts > 0) {
-    // Every member snapshots into the same directory (the coordinator names
-    // it; the shards write their files there), so that a recovery can
-    // resume the whole cluster from its newest complete snapshot.
-    if (node_options.checkpoint_dir.empty()) {
-      node_options.checkpoint_dir =
-          (cfg.run.output_dir.empty() ? "runs/" + cfg.run.name : cfg.run.output_dir) + "/snapshots";
-    }
+    // Snapshots for recovery: with --checkpoint-dir, into it (a directory
+    // every member sees); else in memory, each member's agent keeping its
+    // worker's store and the keepers replicating it between members
+    // (actors/run/snapshot_keeper.hpp).
     if (node_options.checkpoint_every == 0) node_options.checkpoint_every = static_cast<uint64_t>(cfg.cluster.snapshot_every);
     if (!recovery.worker) {
       AgentArgs agent{*member, recovery.args, cfg.cluster.max_restarts, cfg.cluster.restart_backoff_ms,
-                      node_options.checkpoint_dir};
+                      node_options.checkpoint_dir, ""};
       agent.worker_args.push_back("--worker");
+      if (node_options.checkpoint_dir.empty()) {
+        std::string why;
+        agent.memory_store = MakeMemoryStore(*member, &why);
+        if (agent.memory_store.empty()) {
+          std::cerr << "actorrec node: no memory for the recovery snapshots: " << why
+                    << "; give --checkpoint-dir DIR (a directory every member sees)\n";
+          return kExitFailure;
+        }
+        agent.worker_args.insert(agent.worker_args.end(), {"--snapshot-store", agent.memory_store});
+      }
       return RunAgent(agent);
     }
+    if (!recovery.snapshot_store.empty()) node_options.checkpoint_dir = recovery.snapshot_store;
   }
   // A restarted worker resumes from the newest snapshot, read once it is
   // admitted: by then every member of the failed run has stopped (the
   // coordinator's restarted worker read it at the same point), so all of
   // them load the same one. Without a snapshot yet, the run starts over.
+  // Snapshots in memory: the coordinator reads its own store, the others
+  // ask it which snapshot (MemberPipeline::Start).
   auto resume_dir = [&]() {
     if (recovery.recover && std::filesystem::exists(node_options.checkpoint_dir + "/LATEST")) {
       return node_options.checkpoint_dir;
@@ -121,7 +132,7 @@ int Node(const ConfigFlags& config_flags, const std::string& member_flag, const 
   };
   MemberWork work;
   work.drive = [&](caf::actor_system& sys, const caf::actor& supervisor, const MemberWork::EndRun& end_run) {
-    const trainer::ClusterSeat seat{&sys, supervisor, *member};
+    const trainer::ClusterSeat seat{&sys, supervisor, *member, recovery.snapshot_store};
     TrainOptions options = node_options;
     options.cluster = &seat;
     options.before_teardown = end_run;
@@ -130,7 +141,9 @@ int Node(const ConfigFlags& config_flags, const std::string& member_flag, const 
     return TrainConfig(cfg, options, std::cout, std::cerr);
   };
   work.host = [&](caf::actor_system& sys, const caf::actor& supervisor) -> Result<std::shared_ptr<void>> {
-    auto hosted = trainer::MemberPipeline::Start(cfg, {&sys, supervisor, *member}, resume_dir());
+    auto hosted = trainer::MemberPipeline::Start(cfg, {&sys, supervisor, *member, recovery.snapshot_store},
+                                                 recovery.snapshot_store.empty() ? resume_dir()
+                                                                                 : node_options.resume_dir);
     if (!hosted.ok()) return hosted.status();
     return std::shared_ptr<void>(std::move(hosted).value());
   };
@@ -230,6 +243,8 @@ int main(int argc, char** argv) {
   NodeRecovery recovery;
   node->add_flag("--worker", recovery.worker, "(internal) run as the worker of this member's agent")->group("");
   node->add_flag("--recover", recovery.recover, "(internal) restarted by the agent: resume from the newest snapshot")
+      ->group("");
+  node->add_option("--snapshot-store", recovery.snapshot_store, "(internal) the agent's in-memory snapshot store")
       ->group("");
   for (int i = 1; i < argc; ++i) recovery.args.emplace_back(argv[i]);
 

@@ -1,19 +1,26 @@
 #!/usr/bin/env python3
 """Measures a cluster's recovery on 127.0.0.1 and the snapshots' cost.
 
-    tools/recovery_measure.py build/actorrec [--batches 200] [--every 50] [--kill t] [--at 120]
+    tools/recovery_measure.py build/actorrec [--batches 400] [--every 200] [--kill t] [--at 320]
 
 Runs a three-member topology (a: sampler + oracle + coordinator, e: two
 embedding shards, t: two trainers) with cluster.max_restarts = 3 three times:
 without snapshots' cost (snapshot_every larger than the run), with
 snapshot_every = --every, and with --every while the worker of --kill is
-SIGKILLed after batch --at. Prints samples/s of each, the snapshot cost, and
-the recovery's phases from the logs and metrics.jsonl: detection (kill to the
-coordinator naming the loss), rollback done (kill to the "recovery" line,
-i.e. restart, rejoin and load), first batch after it, and batches replayed.
-Every process is stopped at the end.
+SIGKILLed after batch --at. Snapshots are in memory (no --checkpoint-dir),
+replicated to the next member. Prints samples/s of each run and the snapshot
+cost two ways: between the first two runs (noisy on a shared machine), and
+within the run with snapshots alone: the extra time of the batch after each
+snapshot over the run's median batch time, against the run's time. Then the
+recovery's phases, from the logs and metrics.jsonl: detection (kill to the
+coordinator naming the loss), restart (kill to the killed member's new worker
+started: the agent's backoff included), rollback done (kill to the
+"recovery" line: restart, rejoin and load), catch-up (the replayed batches,
+from the recovery line), and batches replayed. Every process is stopped at
+the end.
 """
 import argparse
+import datetime
 import json
 import os
 import re
@@ -99,13 +106,23 @@ def run(binary, batches, every, kill=None, at=0):
                 p.wait()
     lines = [json.loads(line) for line in open(metrics)]
     summary = [x for x in lines if x.get("event") == "summary"][-1]
-    result = {"dir": d, "codes": {n: p.returncode for n, p in procs.items()}, "summary": summary}
+    result = {"dir": d, "codes": {n: p.returncode for n, p in procs.items()}, "summary": summary,
+              "in_run": snapshot_cost_in_run(lines)}
     if kill:
         rec = [x for x in lines if x.get("event") == "recovery"][0]
         fail = [x for x in lines if x.get("event") == "failure"]
         after = lines[lines.index(rec) + 1:]
         first_batch = next(x for x in after if x.get("event") == "batch")
+        restarted = None
+        for line in open(logs[kill]):
+            if "started (start 2)" in line:
+                stamp = datetime.datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S.%f")
+                restarted = stamp.timestamp() * 1000 - killed_ms
+                break
+        replayed = [x for x in after if x.get("event") == "batch"][:rec["batches_replayed"]]
         result.update({
+            "restarted_ms": restarted,
+            "catch_up_ms": replayed[-1]["elapsed_s"] * 1000 if replayed else 0,
             "detected_ms": fail[0]["unix_ms"] - killed_ms if fail else None,
             "rolled_back_ms": rec["unix_ms"] - killed_ms,
             "first_batch_ms": rec["unix_ms"] - killed_ms + first_batch["elapsed_s"] * 1000,
@@ -114,13 +131,36 @@ def run(binary, batches, every, kill=None, at=0):
     return result
 
 
+def snapshot_cost_in_run(lines):
+    """The snapshots' share of one run's time: the batch after each
+    checkpoint line takes longer than the run's median batch (the pause to
+    drain the pipeline, write the snapshot and fill the pipeline again)."""
+    gaps, after_snapshot, last, pending = [], [], 0.0, False
+    for x in lines:
+        if x.get("event") == "checkpoint":
+            pending = True
+        elif x.get("event") == "batch":
+            gaps.append(x["elapsed_s"] - last)
+            after_snapshot.append(pending)
+            last, pending = x["elapsed_s"], False
+    if not gaps:
+        return None
+    plain = sorted(g for g, a in zip(gaps, after_snapshot) if not a)
+    median = plain[len(plain) // 2] if plain else 0.0
+    extra = sum(max(0.0, g - median) for g, a in zip(gaps, after_snapshot) if a)
+    written = sum(x["seconds"] for x in lines if x.get("event") == "checkpoint")
+    snapshots = sum(1 for x in lines if x.get("event") == "checkpoint")
+    return {"snapshots": snapshots, "extra_s": extra, "written_s": written, "run_s": last,
+            "cost": extra / max(1e-9, last - extra)}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("binary")
-    ap.add_argument("--batches", type=int, default=200)
-    ap.add_argument("--every", type=int, default=50)
+    ap.add_argument("--batches", type=int, default=400)
+    ap.add_argument("--every", type=int, default=200)
     ap.add_argument("--kill", default="t")
-    ap.add_argument("--at", type=int, default=120)
+    ap.add_argument("--at", type=int, default=320)
     a = ap.parse_args()
     a.binary = os.path.abspath(a.binary)
     base = run(a.binary, a.batches, 10 ** 9)
@@ -131,10 +171,17 @@ def main():
         print(f"{name}: exit codes {r['codes']}, digest {r['summary'].get('parameter_digest')}, "
               f"samples/s {rate(r)}")
     if rate(base) and rate(snap):
-        print(f"snapshot cost at every {a.every}: {100 * (1 - rate(snap) / rate(base)):.1f} % of throughput")
-    print(f"kill of {a.kill}'s worker after batch {a.at}: detected {rec['detected_ms']} ms, training again "
-          f"(rolled back) {rec['rolled_back_ms']:.0f} ms, first batch done {rec['first_batch_ms']:.0f} ms after the "
-          f"kill; {rec['replayed']} batch(es) replayed from snapshot {rec['snapshot_batch']}")
+        print(f"snapshot cost at every {a.every}, between the two runs: {100 * (1 - rate(snap) / rate(base)):.1f} % "
+              f"of throughput")
+    c = snap["in_run"]
+    if c and c["snapshots"]:
+        print(f"snapshot cost at every {a.every}, within the run: {c['snapshots']} snapshot(s) added "
+              f"{c['extra_s']:.2f} s to {c['run_s']:.2f} s ({100 * c['cost']:.1f} % of throughput; writing them "
+              f"took {c['written_s']:.2f} s)")
+    print(f"kill of {a.kill}'s worker after batch {a.at}: detected {rec['detected_ms']} ms, restarted "
+          f"{rec['restarted_ms']:.0f} ms, training again (rolled back) {rec['rolled_back_ms']:.0f} ms, first batch "
+          f"done {rec['first_batch_ms']:.0f} ms after the kill; {rec['replayed']} batch(es) replayed from snapshot "
+          f"{rec['snapshot_batch']} in {rec['catch_up_ms']:.0f} ms (catch-up)")
 
 
 if __name__ == "__main__":

@@ -580,11 +580,16 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   uint64_t checkpointed = UINT64_MAX;  // the batch of the last checkpoint written
   auto checkpoint = [&](const char* when) -> bool {
     if (checkpointed == first + totals.batches) return true;
+    const auto began = Clock::now();
     if (Status st = run.SaveCheckpoint(options.checkpoint_dir); !st.ok()) {
       err << (tty ? "\n" : "") << "actorrec train: checkpoint failed: " << st.message() << "\n";
       return false;
     }
     checkpointed = first + totals.batches;
+    // The pause it took, for the snapshots' cost (tools/recovery_measure.py).
+    metrics.Line() << "{\"event\":\"checkpoint\",\"when\":\"" << when << "\",\"after_batch\":" << checkpointed
+                   << ",\"seconds\":" << std::chrono::duration<double>(Clock::now() - began).count() << "}\n"
+                   << std::flush;
     out << (tty ? "\r\033[K" : "") << "checkpoint " << when << " after " << first + totals.batches
         << " batches: " << options.checkpoint_dir << "\n";
     return true;
@@ -756,7 +761,9 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
     } else if (cfg.dataset.has_eval()) {
       if (!evaluate("final")) code = kExitFailure;
     }
-    if (code == kExitOk && !options.checkpoint_dir.empty() && !checkpoint("final")) code = kExitFailure;
+    // Snapshots in memory end with the agents: no final one.
+    const bool in_memory = options.cluster != nullptr && !options.cluster->snapshot_store.empty();
+    if (code == kExitOk && !options.checkpoint_dir.empty() && !in_memory && !checkpoint("final")) code = kExitFailure;
   }
 
   const double train_s = std::chrono::duration<double>(Clock::now() - train_start).count();

@@ -9,9 +9,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 
 #include "actors/common/exit_codes.hpp"
@@ -93,7 +95,54 @@ pid_t StartWorker(const std::string& exe, const std::vector<std::string>& args) 
 
 }  // namespace
 
+std::string MakeMemoryStore(const std::string& member, std::string* error) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path root = "/dev/shm";
+  if (!fs::is_directory(root, ec)) {
+    *error = "/dev/shm (memory) is not a directory on this host";
+    return "";
+  }
+  std::string safe = member;
+  for (char& c : safe) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+  }
+  const std::string prefix = "actorrec-snapshots-" + safe + "-";
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    const std::string n = entry.path().filename().string();
+    if (!n.starts_with(prefix)) continue;
+    const std::string pid = n.substr(prefix.size());
+    if (pid.empty() || pid.size() > 9 || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH) fs::remove_all(entry.path(), ec);
+  }
+  const fs::path dir = root / (prefix + std::to_string(::getpid()));
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir, ec);
+  if (ec) {
+    *error = "cannot create " + dir.string() + ": " + ec.message();
+    return "";
+  }
+  return dir.string();
+}
+
+namespace {
+
+int RunWorkers(const AgentArgs& args);
+
+}  // namespace
+
 int RunAgent(const AgentArgs& args) {
+  const int code = RunWorkers(args);
+  if (!args.memory_store.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(args.memory_store, ec);
+  }
+  return code;
+}
+
+namespace {
+
+int RunWorkers(const AgentArgs& args) {
   const sigset_t stops = BlockStopSignals();
   const std::string exe = SelfExe();
   RestartPolicy policy(args.max_restarts, args.backoff_ms);
@@ -160,5 +209,7 @@ int RunAgent(const AgentArgs& args) {
     }
   }
 }
+
+}  // namespace
 
 }  // namespace actorrec

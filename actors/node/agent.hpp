@@ -64,9 +64,20 @@ struct AgentArgs {
   int max_restarts = 0;
   int backoff_ms = 0;
   std::string snapshot_dir;  // named when the agent gives up
+  // Snapshots in memory: the store the agent keeps for its workers
+  // (MakeMemoryStore), removed when the agent ends.
+  std::string memory_store;
 };
 
+// A new, empty directory in memory (tmpfs: /dev/shm) for the snapshots of
+// `member`'s workers, named for the member and this agent's pid, so that it
+// outlives every worker and goes with the agent; the stores of dead agents
+// on this host are removed first. Empty, with *error saying why, when it
+// cannot be made.
+std::string MakeMemoryStore(const std::string& member, std::string* error);
+
 // Runs the worker until the policy ends the agent; returns the exit code.
+// The memory store, if any, is removed before it returns.
 // Stop signals must not be blocked yet (the agent blocks them itself).
 int RunAgent(const AgentArgs& args);
 

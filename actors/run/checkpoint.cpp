@@ -140,34 +140,13 @@ uint64_t ParseNumber(const std::map<std::string, std::string>& meta, const std::
 
 }  // namespace
 
-Status SaveRunCheckpoint(const RunParts& parts, const std::string& dir_given, const RunPosition& position,
-                         const ShardWriter& write_shard) {
-  // A diverged run's parameters are no checkpoint: refused before anything
-  // is written, so the last good checkpoint stays the latest.
+std::string ShardCheckpointFile(uint32_t s, uint32_t S) { return ShardFile(s, S); }
+
+Status WriteDenseCheckpoint(const RunParts& parts, const std::string& path, const RunPosition& position) {
   const std::span<const float> dense = parts.trainers[0]->model().params();
   if (data::FirstNonFinite(dense.data(), dense.size()) >= 0) {
     return Status::InvalidArgument("the dense parameters after batch " + std::to_string(position.batches) +
                                    " are not all finite (training diverged): no checkpoint written");
-  }
-  std::error_code ec;
-  // Absolute: the shard files' paths go to actors that may run elsewhere.
-  const std::string dir = fs::absolute(dir_given, ec).string();
-  if (ec) return Status::IoError("cannot resolve the checkpoint directory " + dir_given + ": " + ec.message());
-  fs::create_directories(dir, ec);
-  if (ec) return Status::IoError("cannot create the checkpoint directory " + dir + ": " + ec.message());
-  const std::string name = "batch-" + std::to_string(position.batches);
-  const fs::path final_dir = fs::path(dir) / name;
-  RemoveStaleTemporaries(dir);
-  const fs::path tmp = fs::path(dir) / TempName(name);
-  fs::remove_all(tmp, ec);
-  fs::create_directories(tmp, ec);
-  if (ec) return Status::IoError("cannot create " + tmp.string() + ": " + ec.message());
-
-  for (uint32_t s = 0; s < parts.S(); ++s) {
-    const std::string path = (tmp / ShardFile(s, parts.S())).string();
-    const auto batch = static_cast<int64_t>(position.batches);
-    Status st = write_shard ? write_shard(s, path, batch) : parts.shards[s]->SaveCheckpoint(path, batch);
-    if (!st.ok()) return st;
   }
   TrainerCore& trainer = *parts.trainers[0];
   std::vector<NamedTensor> tensors;
@@ -191,12 +170,34 @@ Status SaveRunCheckpoint(const RunParts& parts, const std::string& dir_given, co
   std::vector<const NamedTensor*> all;
   for (const NamedTensor& t : tensors) all.push_back(&t);
   meta[kChecksumKey] = Checksum(meta, all);
-  if (Status st = WriteSafetensors((tmp / "dense.safetensors").string(), tensors, meta); !st.ok()) return st;
-  if (Status st = SyncDirectory(tmp); !st.ok()) return st;
+  return WriteSafetensors(path, tensors, meta);
+}
 
+Result<std::string> BeginCheckpoint(const std::string& dir_given, uint64_t batches) {
+  std::error_code ec;
+  // Absolute: the shard files' paths go to actors that may run elsewhere.
+  const std::string dir = fs::absolute(dir_given, ec).string();
+  if (ec) return Status::IoError("cannot resolve the checkpoint directory " + dir_given + ": " + ec.message());
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IoError("cannot create the checkpoint directory " + dir + ": " + ec.message());
+  RemoveStaleTemporaries(dir);
+  const fs::path tmp = fs::path(dir) / TempName("batch-" + std::to_string(batches));
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp, ec);
+  if (ec) return Status::IoError("cannot create " + tmp.string() + ": " + ec.message());
+  return tmp.string();
+}
+
+Status CommitCheckpoint(const std::string& dir_given, const std::string& tmp, uint64_t batches) {
+  std::error_code ec;
+  const std::string dir = fs::absolute(dir_given, ec).string();
+  if (ec) return Status::IoError("cannot resolve the checkpoint directory " + dir_given + ": " + ec.message());
+  const std::string name = "batch-" + std::to_string(batches);
+  const fs::path final_dir = fs::path(dir) / name;
+  if (Status st = SyncDirectory(tmp); !st.ok()) return st;
   fs::remove_all(final_dir, ec);
   fs::rename(tmp, final_dir, ec);
-  if (ec) return Status::IoError("cannot rename " + tmp.string() + " to " + final_dir.string() + ": " + ec.message());
+  if (ec) return Status::IoError("cannot rename " + tmp + " to " + final_dir.string() + ": " + ec.message());
   if (Status st = SyncDirectory(dir); !st.ok()) return st;
   if (Status st = WriteFileAtomically((fs::path(dir) / "LATEST").string(), name + "\n"); !st.ok()) return st;
 
@@ -213,6 +214,29 @@ Status SaveRunCheckpoint(const RunParts& parts, const std::string& dir_given, co
   std::sort(found.rbegin(), found.rend());
   for (size_t i = kKeep; i < found.size(); ++i) fs::remove_all(found[i].second, ec);
   return Status::Ok();
+}
+
+Status SaveRunCheckpoint(const RunParts& parts, const std::string& dir, const RunPosition& position,
+                         const ShardWriter& write_shard) {
+  // A diverged run's parameters are no checkpoint: refused before anything
+  // is written, so the last good checkpoint stays the latest.
+  const std::span<const float> dense = parts.trainers[0]->model().params();
+  if (data::FirstNonFinite(dense.data(), dense.size()) >= 0) {
+    return Status::InvalidArgument("the dense parameters after batch " + std::to_string(position.batches) +
+                                   " are not all finite (training diverged): no checkpoint written");
+  }
+  auto tmp = BeginCheckpoint(dir, position.batches);
+  if (!tmp.ok()) return tmp.status();
+  for (uint32_t s = 0; s < parts.S(); ++s) {
+    const std::string path = (fs::path(*tmp) / ShardFile(s, parts.S())).string();
+    const auto batch = static_cast<int64_t>(position.batches);
+    Status st = write_shard ? write_shard(s, path, batch) : parts.shards[s]->SaveCheckpoint(path, batch);
+    if (!st.ok()) return st;
+  }
+  if (Status st = WriteDenseCheckpoint(parts, (fs::path(*tmp) / "dense.safetensors").string(), position); !st.ok()) {
+    return st;
+  }
+  return CommitCheckpoint(dir, *tmp, position.batches);
 }
 
 Result<RunPosition> LoadRunCheckpoint(const std::string& dir, RunParts* parts, const std::vector<bool>* shards) {

@@ -46,6 +46,21 @@ using ShardWriter = std::function<Status(uint32_t s, const std::string& path, in
 Status SaveRunCheckpoint(const RunParts& parts, const std::string& dir, const RunPosition& position,
                          const ShardWriter& write_shard = nullptr);
 
+// The pieces of SaveRunCheckpoint, for a cluster whose snapshot is written
+// piece by piece on several hosts (actors/run/snapshot_keeper.hpp).
+// The name of shard s's file in a checkpoint directory.
+std::string ShardCheckpointFile(uint32_t s, uint32_t S);
+// Writes trainer 0's dense replica and optimizer state with the position and
+// the config's identity (dense.safetensors) at `path`; InvalidArgument when
+// the parameters are not all finite.
+Status WriteDenseCheckpoint(const RunParts& parts, const std::string& path, const RunPosition& position);
+// Creates the empty temporary directory of the checkpoint after `batches`
+// in `dir` (removing dead writers' temporaries first); its absolute path.
+Result<std::string> BeginCheckpoint(const std::string& dir, uint64_t batches);
+// Renames the temporary directory `tmp` into place as batch-<batches>,
+// then replaces LATEST, and keeps the newest two checkpoints.
+Status CommitCheckpoint(const std::string& dir, const std::string& tmp, uint64_t batches);
+
 // Loads the newest checkpoint of `dir` into `parts` (freshly created from the
 // config to resume): the dense state into every trainer, the shards
 // replaced (only those `shards` marks, when given: a cluster member loads

@@ -76,6 +76,9 @@ struct ClusterSeat {
   caf::actor_system* sys = nullptr;
   caf::actor supervisor;
   std::string member;
+  // Non-empty: recovery snapshots are kept in memory, in this member's
+  // store directory (snapshot_keeper.hpp), and replicated between members.
+  std::string snapshot_store;
 };
 
 // The directory of a cluster: lookups ask the supervisor (waiting up to

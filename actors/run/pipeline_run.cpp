@@ -23,6 +23,7 @@
 #include "actors/oracle/oracle_actor.hpp"
 #include "actors/run/checkpoint.hpp"
 #include "actors/run/rendezvous.hpp"
+#include "actors/run/snapshot_keeper.hpp"
 #include "gpu/gloo_collective.hpp"
 #include "messages/registry.hpp"
 
@@ -60,6 +61,25 @@ Result<RunPosition> ResumeMember(const std::string& dir, const std::vector<Plann
     if (a.role == wire::Role::EMBEDDING && a.index < shards.size()) shards[a.index] = true;
   }
   return LoadRunCheckpoint(dir, parts, &shards);
+}
+
+// The snapshot pieces a member needs to resume: the dense state and the
+// files of the shards it hosts.
+std::vector<std::string> PiecesOf(const std::vector<PlannedActor>& hosted, uint32_t S) {
+  std::vector<std::string> pieces = {kDensePiece};
+  for (const PlannedActor& a : hosted) {
+    if (a.role == wire::Role::EMBEDDING) pieces.push_back(ShardCheckpointFile(a.index, S));
+  }
+  return pieces;
+}
+
+// Starts this member's snapshot keeper, when snapshots are kept in memory,
+// and makes it findable.
+caf::actor StartKeeper(const ClusterSeat& seat) {
+  if (seat.snapshot_store.empty()) return {};
+  caf::actor keeper = SpawnSnapshotKeeper(*seat.sys, seat.snapshot_store);
+  caf::anon_send(seat.supervisor, publish_atom::value, KeeperName(seat.member), keeper);
+  return keeper;
 }
 
 // The trainer ranks among a member's actors: the ones its RunParts gives a
@@ -165,10 +185,14 @@ Result<std::unique_ptr<PipelineRun>> PipelineRun::CreateCoordinator(const config
   run->cluster_ = true;
   run->system_ = seat.sys;
   run->supervisor_ = seat.supervisor;
+  run->keeper_ = StartKeeper(seat);
+  run->member_ = seat.member;
+  run->cluster_config_ = cfg.cluster;
   auto start = ResumeMember(options.resume_dir, ActorsOf(*me), run->parts_.get());
   if (!start.ok()) return start.status();
   run->rendezvous_ = SpawnRendezvous(*seat.sys);
   PipelineDirectory directory = ClusterDirectory(cfg, seat);
+  run->lookup_ = directory.lookup;
   caf::anon_send(seat.supervisor, publish_atom::value, std::string(kRendezvousName), run->rendezvous_);
   if (Status st = run->Launch(cfg, *start, ActorsOf(*me), std::move(directory),
                               [&](const caf::actor& driver) {
@@ -281,6 +305,9 @@ PipelineRun::~PipelineRun() {
   }
   host_.reset();
   if (rendezvous_) caf::anon_send_exit(rendezvous_, caf::exit_reason::user_shutdown);
+  if (keeper_) caf::anon_send_exit(keeper_, caf::exit_reason::user_shutdown);
+  keeper_ = nullptr;
+  keepers_.clear();
   // Every handle goes: the system's destructor waits for detached actors,
   // which wait until nothing refers to them.
   rendezvous_ = supervisor_ = oracle_ = sampler_ = nullptr;
@@ -621,10 +648,12 @@ Status PipelineRun::SaveCheckpoint(const std::string& dir) {
   }
   if (Status st = FlushCaches(); !st.ok()) return st;
   if (Status st = FetchDense(); !st.ok()) return st;
+  const RunPosition position{static_cast<uint64_t>(next_report_), next_data_};
+  if (keeper_) return SaveToKeepers(position);
   // Each shard writes its own file, on its own host: a cluster's checkpoint
   // directory must be one every member sees (the same path on a shared
   // filesystem).
-  return SaveRunCheckpoint(*parts_, dir, {static_cast<uint64_t>(next_report_), next_data_},
+  return SaveRunCheckpoint(*parts_, dir, position,
                            [&](uint32_t s, const std::string& path, int64_t batch) {
                              const std::string who = "embedding_shard[" + std::to_string(s) + "]";
                              return AskWithin(
@@ -633,6 +662,64 @@ Status PipelineRun::SaveCheckpoint(const std::string& dir) {
                                                : ""),
                                  [](ok_atom) {}, checkpoint_atom::value, path, batch);
                            });
+}
+
+Status PipelineRun::SaveToKeepers(const RunPosition& position) {
+  const uint64_t k = position.batches;
+  const std::string snapshot = "snapshot batch-" + std::to_string(k) + ": ";
+  if (keepers_.empty()) {
+    std::vector<std::string> names;
+    for (const config::Member& m : cluster_config_.members) names.push_back(KeeperName(m.name));
+    auto found = lookup_(names);
+    if (!found.ok()) return found.status();
+    for (size_t i = 0; i < names.size(); ++i) keepers_[cluster_config_.members[i].name] = (*found)[i];
+  }
+  auto keeper_ask = [&](const std::string& m, const std::string& what, auto on_answer, auto&&... args) {
+    return AskWithin(kCheckpointWait, *system_, keepers_.at(m), snapshot + "the keeper of member '" + m + "' " + what,
+                     on_answer, std::forward<decltype(args)>(args)...);
+  };
+  // Every keeper's temporary directory of snapshot k, on its own host.
+  std::map<std::string, std::string> tmp;
+  for (const config::Member& m : cluster_config_.members) {
+    Status st = keeper_ask(m.name, "did not begin it", [&](std::string& dir) { tmp[m.name] = dir; },
+                           snap_begin_atom::value, k);
+    if (!st.ok()) return st;
+  }
+  // The dense piece: written here, into this member's keeper directory
+  // (this host), and sent to every other keeper.
+  if (Status st = WriteDenseCheckpoint(*parts_, tmp[member_] + "/" + kDensePiece, position); !st.ok()) return st;
+  for (const config::Member& m : cluster_config_.members) {
+    if (m.name == member_) continue;
+    Status st = keeper_ask(member_, "did not send the dense piece to member '" + m.name + "'", [](ok_atom) {},
+                           snap_send_atom::value, k, std::string(kDensePiece), keepers_.at(m.name));
+    if (!st.ok()) return st;
+  }
+  // Each shard's file: written by the shard into its own member's keeper
+  // directory, then copied to that member's replica holder.
+  for (const config::Member& m : cluster_config_.members) {
+    const std::string holder = ReplicaHolder(cluster_config_, m.name);
+    for (const PlannedActor& a : ActorsOf(m)) {
+      if (a.role != wire::Role::EMBEDDING) continue;
+      const std::string piece = ShardCheckpointFile(a.index, shards());
+      const std::string path = tmp[m.name] + "/" + piece;
+      Status st = AskWithin(
+          kCheckpointWait, *system_, shard_actors_[a.index], snapshot + a.name + " did not write " + path,
+          [](ok_atom) {}, checkpoint_atom::value, path, static_cast<int64_t>(k));
+      if (!st.ok()) return st;
+      if (holder.empty()) continue;
+      st = keeper_ask(m.name, "did not send " + piece + " to member '" + holder + "'", [](ok_atom) {},
+                      snap_send_atom::value, k, piece, keepers_.at(holder));
+      if (!st.ok()) return st;
+    }
+  }
+  // Committed everywhere before here: this member's LATEST names a snapshot
+  // every member has, and a recovery resumes from it.
+  for (const config::Member& m : cluster_config_.members) {
+    if (m.name == member_) continue;
+    Status st = keeper_ask(m.name, "did not commit it", [](ok_atom) {}, snap_commit_atom::value, k);
+    if (!st.ok()) return st;
+  }
+  return keeper_ask(member_, "did not commit it", [](ok_atom) {}, snap_commit_atom::value, k);
 }
 
 Result<uint64_t> PipelineRun::ParameterDigest() {
@@ -698,7 +785,17 @@ Result<std::unique_ptr<MemberPipeline>> MemberPipeline::Start(const config::Conf
   if (!parts.ok()) return parts.status();
   std::unique_ptr<MemberPipeline> member(new MemberPipeline());
   member->parts_ = std::move(parts).value();
-  auto start = ResumeMember(resume_dir, hosted, member->parts_.get());
+  member->keeper_ = StartKeeper(seat);
+  std::string resume = resume_dir;
+  if (member->keeper_) {
+    // Snapshots in memory: the coordinator's keeper says which one the run
+    // resumes from; what this member's store lacks comes from the others.
+    auto restored = RestoreFromKeepers(*seat.sys, cfg, seat.member, PiecesOf(hosted, member->parts_->S()),
+                                       ClusterDirectory(cfg, seat).lookup, seat.snapshot_store);
+    if (!restored.ok()) return restored.status();
+    if (!restored->empty()) resume = *restored;  // else a fresh run, or the --resume DIR given
+  }
+  auto start = ResumeMember(resume, hosted, member->parts_.get());
   if (!start.ok()) return start.status();
   auto planner = PlannerOptionsOf(cfg, member->parts_->table_rows, start->batches);
   if (!planner.ok()) return planner.status();
@@ -715,6 +812,7 @@ Result<std::unique_ptr<MemberPipeline>> MemberPipeline::Start(const config::Conf
 }
 
 MemberPipeline::~MemberPipeline() {
+  if (keeper_) caf::anon_send_exit(keeper_, caf::exit_reason::user_shutdown);
   if (!host_) return;
   // Until every actor has ended, the parts they use must stay; a sync
   // scheduler inside a collective whose peers stopped would take Gloo's

@@ -174,6 +174,11 @@ class PipelineRun {
   Status FetchDense();
   // The rows the trainers' caches hold into their shards (checkpoints).
   Status FlushCaches();
+  // A cluster whose snapshots are kept in memory (ClusterSeat::
+  // snapshot_store): the snapshot after the last batch written through
+  // every member's keeper (snapshot_keeper.hpp) and committed, this
+  // member's last.
+  Status SaveToKeepers(const RunPosition& position);
   // Every row trainer w's cache holds, asked of its actor: *rows reads from
   // *frame, which must outlive it.
   Status CachedRowsOf(uint32_t w, wire::Frame<wire::Rows>* frame, wire::RowPayload* rows);
@@ -194,6 +199,13 @@ class PipelineRun {
   std::vector<caf::actor> trainer_actors_, partition_actors_, scheduler_actors_;  // per trainer
   std::map<caf::actor_addr, std::string> actor_names_;  // every actor of the run, by its planned name
   std::unique_ptr<InProcessControl> control_;
+  // Snapshots in memory (SaveToKeepers): this member, the topology, the
+  // keepers by member (found on the first snapshot) and how to find them.
+  std::string member_;
+  config::ClusterConfig cluster_config_;
+  caf::actor keeper_;  // this member's
+  std::map<std::string, caf::actor> keepers_;
+  std::function<Result<std::vector<caf::actor>>(const std::vector<std::string>&)> lookup_;
 
   int64_t first_batch_ = 0;
   int64_t next_report_ = 0;  // the batch Step() returns next
@@ -216,7 +228,8 @@ class PipelineRun {
 // destroyed; the coordinator's PipelineRun drives them. With resume_dir the
 // member starts where that checkpoint ends, its shards and dense replicas
 // loaded from it (every member must be given the same directory: the
-// coordinator checks).
+// coordinator checks). With seat.snapshot_store the snapshot the
+// coordinator's keeper names comes first (RestoreFromKeepers).
 class MemberPipeline {
  public:
   static Result<std::unique_ptr<MemberPipeline>> Start(const config::Config& cfg, const ClusterSeat& seat,
@@ -225,6 +238,7 @@ class MemberPipeline {
 
  private:
   MemberPipeline() = default;
+  caf::actor keeper_;  // with ClusterSeat::snapshot_store
   std::unique_ptr<RunParts> parts_;
   std::unique_ptr<PipelineHost> host_;
 };

@@ -2,7 +2,9 @@
 // 127.0.0.1 whose worker processes are killed with SIGKILL at a seeded random
 // batch; each agent restarts its worker, the cluster resumes from its newest
 // snapshot, and the run ends with the parameters and evaluations of a run
-// that never failed, bit for bit.
+// that never failed, bit for bit. Without --checkpoint-dir the snapshots are
+// in memory (each agent's store, replicated to the next member); the run's
+// output directory gets no snapshot.
 #include <signal.h>
 
 #include <catch2/catch.hpp>
@@ -90,22 +92,30 @@ int BatchesDone(const std::string& metrics_path) {
 
 class RecoveringCluster {
  public:
-  explicit RecoveringCluster(int max_restarts = 3, int join_timeout_ms = 30000) {
+  // extra: more flags for every member (--checkpoint-dir DIR: snapshots on
+  // disk instead of in memory).
+  explicit RecoveringCluster(int max_restarts = 3, int join_timeout_ms = 30000, std::vector<std::string> extra = {})
+      : extra_(std::move(extra)) {
     std::string text = SplitRun(dir_.File("out"), Members(), "lrpp_delayed", kBatches * 512, Recovery(max_restarts));
     text.replace(text.find("join_timeout_ms = 30000"), 23, "join_timeout_ms = " + std::to_string(join_timeout_ms));
     WriteBytes(dir_.File("topology.toml"), text);
-    for (const auto& name : kNames) {
-      procs_[name] = std::make_unique<ChildProcess>(
-          std::vector<std::string>{ActorrecBinary(), "node", "--config", dir_.File("topology.toml"), "--member", name},
-          dir_.File(name + ".log"));
-    }
+    for (const auto& name : kNames) StartAgent(name);
+  }
+  // Starts `name`'s agent (again: a new agent after the old one ended, with
+  // a new log).
+  void StartAgent(const std::string& name) {
+    std::vector<std::string> argv = {ActorrecBinary(), "node", "--config", dir_.File("topology.toml"), "--member", name};
+    argv.insert(argv.end(), extra_.begin(), extra_.end());
+    const int n = ++agents_[name];
+    if (auto it = procs_.find(name); it != procs_.end()) old_logs_ += "log of " + name + ":\n" + it->second->Log() + "\n";
+    procs_[name] = std::make_unique<ChildProcess>(argv, dir_.File(name + (n > 1 ? "." + std::to_string(n) : "") + ".log"));
   }
   ChildProcess& agent(const std::string& name) { return *procs_.at(name); }
   std::string metrics_path() const { return dir_.File("out") + "/metrics.jsonl"; }
   std::string metrics() const { return ReadBytes(metrics_path()); }
   std::string snapshots() const { return dir_.File("out") + "/snapshots"; }
   std::string Logs() const {
-    std::string all;
+    std::string all = old_logs_;
     for (const auto& [name, p] : procs_) all += "log of " + name + ":\n" + p->Log() + "\n";
     return all;
   }
@@ -141,7 +151,10 @@ class RecoveringCluster {
 
  private:
   TempDir dir_;
+  std::vector<std::string> extra_;
   std::map<std::string, std::unique_ptr<ChildProcess>> procs_;
+  std::map<std::string, int> agents_;  // agents started per member
+  std::string old_logs_;               // of agents that were replaced
 };
 
 void CheckSameAsUninterrupted(const RecoveringCluster& c) {
@@ -189,6 +202,15 @@ TEST_CASE("SIGKILL of the worker hosting any role at a random batch: the run rec
   CHECK(std::stoi(m[1].str()) % kSnapshotEvery == 0);
   CHECK(std::stoi(m[1].str()) <= batch);
   CHECK(std::stoi(m[2].str()) >= batch);
+  // The snapshot came from memory (the coordinator's agent's store), and
+  // nothing was written to disk for it; the agents removed their stores.
+  if (std::stoi(m[1].str()) > 0) {
+    CHECK_THAT(metrics, Catch::Contains("\"event\":\"recovery\",\"snapshot\":\"/dev/shm/actorrec-snapshots-a-"));
+  }
+  CHECK(!std::filesystem::exists(c.snapshots()));
+  for (const auto& name : kNames) {
+    CHECK(!std::filesystem::exists("/dev/shm/actorrec-snapshots-" + name + "-" + std::to_string(c.agent(name).pid())));
+  }
   CheckSameAsUninterrupted(c);
 }
 
@@ -216,7 +238,10 @@ TEST_CASE("two members killed one after the other, the second at a snapshot's ba
 
 TEST_CASE("a member that keeps dying is given up after cluster.max_restarts with a clear error, the snapshot kept",
           "[recovery]") {
-  RecoveringCluster c(1, 8000);
+  // Snapshots on disk (--checkpoint-dir): the last good one outlives the
+  // agents.
+  TempDir ck;
+  RecoveringCluster c(1, 8000, {"--checkpoint-dir", ck.File("snapshots")});
   c.KillAt("e", 1, 6);
   c.KillAt("e", 2, 0);
   const auto code = c.agent("e").WaitExit(60s);
@@ -224,14 +249,37 @@ TEST_CASE("a member that keeps dying is given up after cluster.max_restarts with
   CHECK(code == std::optional<int>(128 + SIGKILL));
   CHECK_THAT(c.agent("e").Log(),
              Catch::Contains("crash 2 is more than cluster.max_restarts = 1: giving up") &&
-                 Catch::Contains("the last good snapshot stays in " + c.snapshots()));
+                 Catch::Contains("the last good snapshot stays in " + ck.File("snapshots")));
   // The others stop once the coordinator gives up waiting for e (its join
   // timeout), and the newest snapshot is complete.
   for (const std::string name : {"a", "t"}) CHECK(c.agent(name).WaitExit(120s).has_value());
   CHECK(c.agent("a").WaitExit(1s) != std::optional<int>(0));
-  const std::string latest = ReadBytes(c.snapshots() + "/LATEST");
+  const std::string latest = ReadBytes(ck.File("snapshots") + "/LATEST");
   REQUIRE(latest.starts_with("batch-"));
-  CHECK(std::filesystem::exists(c.snapshots() + "/" + latest.substr(0, latest.size() - 1) + "/dense.safetensors"));
+  CHECK(std::filesystem::exists(ck.File("snapshots") + "/" + latest.substr(0, latest.size() - 1) + "/dense.safetensors"));
+}
+
+TEST_CASE("a member whose agent is killed too, started again by hand, fetches its snapshot from its replica's holder",
+          "[recovery]") {
+  // e's agent and worker die; its new agent's store is empty, so its
+  // worker fetches its shard files from t (the next member: the holder of
+  // e's replica) and the dense state, and the run ends as if nothing had
+  // happened.
+  RecoveringCluster c;
+  const int batch = SeededBatch(7, 7, 15);
+  CAPTURE(batch);
+  c.WorkerPid("e", 1);
+  for (int i = 0; i < 60000 && BatchesDone(c.metrics_path()) < batch; ++i) std::this_thread::sleep_for(2ms);
+  c.agent("e").Signal(SIGKILL);
+  REQUIRE(c.agent("e").WaitExit(10s) == std::optional<int>(128 + SIGKILL));
+  c.StartAgent("e");
+  const auto codes = c.WaitAll();
+  INFO(c.Logs());
+  for (const auto& [name, code] : codes) CHECK(code == std::optional<int>(0));
+  CHECK_THAT(c.agent("e").Log(), Catch::Contains("fetched shard-0-of-2.ckpt") &&
+                                     Catch::Contains("fetched shard-1-of-2.ckpt") && Catch::Contains("from member 't'"));
+  CHECK_THAT(c.metrics(), Catch::Contains("\"event\":\"recovery\""));
+  CheckSameAsUninterrupted(c);
 }
 
 namespace {
@@ -277,4 +325,29 @@ TEST_CASE("a killed agent takes its worker with it, and an agent passes SIGTERM 
   }
   CHECK(Gone(a_worker, 10s));
   CHECK(Gone(e_worker, 10s));
+}
+
+TEST_CASE("a member killed in the middle of a snapshot, after another member committed it, rolls all back to the one before",
+          "[recovery]") {
+  // The drill (snapshot_keeper.cpp): t's keeper kills its worker when it
+  // is asked to commit snapshot 10, after e committed it and before the
+  // coordinator did; the coordinator's LATEST is still 5, so every member
+  // (e too, which drops its batch-10) resumes from 5.
+  setenv("ACTORREC_DRILL_KILL_AT_COMMIT", "1", 1);
+  RecoveringCluster c;
+  unsetenv("ACTORREC_DRILL_KILL_AT_COMMIT");
+  c.WorkerPid("t", 1);
+  for (int i = 0; i < 60000 && BatchesDone(c.metrics_path()) < 6; ++i) std::this_thread::sleep_for(2ms);
+  REQUIRE(BatchesDone(c.metrics_path()) < kSnapshotEvery * 2);
+  WriteBytes("/dev/shm/actorrec-snapshots-t-" + std::to_string(c.agent("t").pid()) + "/drill-kill-at-commit", "");
+  const auto codes = c.WaitAll();
+  INFO(c.Logs());
+  for (const auto& [name, code] : codes) CHECK(code == std::optional<int>(0));
+  CHECK_THAT(c.agent("t").Log(), Catch::Contains("killed by signal 9") && Catch::Contains("restart 1 of 3"));
+  const std::string metrics = c.metrics();
+  std::smatch m;
+  REQUIRE(std::regex_search(metrics, m, std::regex("\"event\":\"recovery\",[^\n]*\"snapshot_batch\":([0-9]+),\"reached_batch\":([0-9]+)")));
+  CHECK(m[1].str() == "5");
+  CHECK(std::stoi(m[2].str()) >= 10);
+  CheckSameAsUninterrupted(c);
 }
