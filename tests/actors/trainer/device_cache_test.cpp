@@ -38,13 +38,7 @@ uint64_t PipelineDigest(const Case& c) {
   auto run = PipelineRun::Create(cfg, options);
   INFO(run.status().message());
   REQUIRE(run.ok());
-  StepReport step;
-  while (true) {
-    auto more = (*run)->Step(&step);
-    INFO(more.status().message());
-    REQUIRE(more.ok());
-    if (!*more) break;
-  }
+  StepToEnd(**run);
   REQUIRE((*run)->Finish().ok());
   auto digest = (*run)->ParameterDigest();
   REQUIRE(digest.ok());

@@ -15,6 +15,21 @@
 
 namespace actorrec::trainer {
 
+// Steps a run (LockstepRun, PipelineRun) to its end, REQUIREing every step
+// ok; returns the batches stepped.
+template <class Run>
+int StepToEnd(Run& run) {
+  StepReport step;
+  int batches = 0;
+  while (true) {
+    auto more = run.Step(&step);
+    INFO(more.status().message());
+    REQUIRE(more.ok());
+    if (!*more) return batches;
+    ++batches;
+  }
+}
+
 // The parameter digest of the run; *report, if given: how L was chosen;
 // *dense, if given: trainer 0's dense parameters at the end.
 // `make_planner`, if given, plans the lookahead modes (LockstepRun::Create).
@@ -26,16 +41,7 @@ inline uint64_t LockstepDigest(const Case& c, std::string* report = nullptr,
   INFO(ConfigText(c));
   INFO(run.status().message());
   REQUIRE(run.ok());
-  StepReport step;
-  int batches = 0;
-  while (true) {
-    auto more = (*run)->Step(&step);
-    INFO(more.status().message());
-    REQUIRE(more.ok());
-    if (!*more) break;
-    ++batches;
-  }
-  REQUIRE(batches == c.batches * c.epochs);
+  REQUIRE(StepToEnd(**run) == c.batches * c.epochs);
   REQUIRE((*run)->Finish().ok());
   if (report) *report = (*run)->lookahead_report();
   if (dense) dense->assign((*run)->dense_params(0).begin(), (*run)->dense_params(0).end());
