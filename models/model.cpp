@@ -86,6 +86,28 @@ double MlpFlopsPerSample(const ModelSpec& spec) {
   return 0.0;
 }
 
+std::vector<std::pair<int, int>> MlpLayerShapes(const ModelSpec& spec) {
+  std::vector<std::pair<int, int>> layers;
+  auto add = [&layers](int in, const std::vector<int>& widths, size_t count) {
+    for (size_t l = 0; l < count; ++l) layers.push_back({in, widths[l]}), in = widths[l];
+  };
+  const int x0 = static_cast<int>(spec.dense_features + spec.tables * spec.embedding_dim);
+  switch (spec.kind) {
+    case config::ModelKind::kDlrm:
+      add(static_cast<int>(spec.dense_features), spec.bottom_mlp, spec.bottom_mlp.size());
+      add(DlrmInteractionWidth(spec), spec.top_mlp, spec.top_mlp.size());
+      break;
+    case config::ModelKind::kWideDeep:
+    case config::ModelKind::kDeepFm:
+      add(x0, spec.deep_mlp, spec.deep_mlp.size());
+      break;
+    case config::ModelKind::kDcn:
+      if (!spec.deep_mlp.empty()) add(x0, spec.deep_mlp, spec.deep_mlp.size() - 1);
+      break;
+  }
+  return layers;
+}
+
 size_t Model::AddTensor(std::string name, std::vector<int64_t> shape, bool is_bias) {
   TensorInfo t;
   t.name = std::move(name);

@@ -56,6 +56,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.hpp"
@@ -90,6 +91,14 @@ ModelSpec SpecOf(const config::ModelConfig& model, uint32_t dense_features, uint
 // MLP's input is the T(T − 1)/2 pairs. The numerator of the training
 // roofline. 0 for a spec Create rejects.
 double MlpFlopsPerSample(const ModelSpec& spec);
+
+// The (inputs, outputs) of every MLP layer the model computes through the
+// backend's GEMM, in order: DLRM's bottom then top MLP (the top's input the
+// interaction's width), Wide&Deep's and DeepFM's deep MLP over [dense,
+// e_1 … e_T], DCN's hidden layers over x0 (its final layer is not a GEMM).
+// The shapes a roofline measurement times (tools/bench/sgemm_rate.hpp).
+// Empty for a spec Create rejects.
+std::vector<std::pair<int, int>> MlpLayerShapes(const ModelSpec& spec);
 
 // Whether a model of this kind runs device-resident on a backend with
 // memory of its own (gpu::Backend::device_memory(): its parameters'

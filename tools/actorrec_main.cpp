@@ -212,8 +212,9 @@ int main(int argc, char** argv) {
                     "serve the live inspector (web page, JSON, /metrics) at HOST:PORT, port 0 a free one, or 'off' "
                     "(default: run.inspect_address, 127.0.0.1 and a free port); the address is printed at start");
   train->add_flag("--roofline", train_options.roofline,
-                  "with the inspector: measure the GEMM roofline before the run starts, as train_bench does (DLRM; "
-                  "about 10 s for the default config on a 2-core VM), so that it shows the GEMM rate against it");
+                  "with the inspector: measure the GEMM roofline before the run starts, as train_bench does (the "
+                  "model's MLP shapes; about 10 s for the default config on a 2-core VM), so that it shows the GEMM "
+                  "rate against it");
 
   std::string member, role;
   int rank = 0;

@@ -498,7 +498,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
     inspect_service = std::move(service).value();
     out << "inspector: " << inspect_service->url() << "\n" << std::flush;
   }
-  if (inspect_service && options.roofline && cfg.model.kind == config::ModelKind::kDlrm) {
+  if (inspect_service && options.roofline) {
     MeasureRoofline(cfg, board.get());
   }
   auto created = CreateRun(cfg, options, out);

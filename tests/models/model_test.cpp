@@ -346,4 +346,30 @@ TEST_CASE("MLP FLOPs count the GEMMs issued", "[models]") {
   CHECK(MlpFlopsPerSample(s) == Approx(3 * 2.0 * (13 + 26 * 128) * 64));
 }
 
+TEST_CASE("MlpLayerShapes lists the GEMM layers of each model, in order", "[models]") {
+  using Shapes = std::vector<std::pair<int, int>>;
+  ModelSpec s;
+  s.tables = 26;
+  s.dense_features = 13;
+  s.embedding_dim = 16;
+  s.bottom_mlp = {64, 16};
+  s.top_mlp = {32, 1};
+  // DLRM: the bottom MLP, then the top over [z, 27·26/2 pairs] = 16 + 351.
+  CHECK(MlpLayerShapes(s) == Shapes{{13, 64}, {64, 16}, {367, 32}, {32, 1}});
+  ModelSpec no_dense = s;
+  no_dense.dense_features = 0;
+  no_dense.bottom_mlp = {};
+  CHECK(MlpLayerShapes(no_dense) == Shapes{{325, 32}, {32, 1}});  // 26·25/2 pairs
+  s.deep_mlp = {64, 8, 1};
+  const int x0 = 13 + 26 * 16;
+  for (auto kind : {config::ModelKind::kWideDeep, config::ModelKind::kDeepFm}) {
+    s.kind = kind;
+    CHECK(MlpLayerShapes(s) == Shapes{{x0, 64}, {64, 8}, {8, 1}});
+  }
+  s.kind = config::ModelKind::kDcn;  // the hidden layers only: the final layer is DcnLogits
+  CHECK(MlpLayerShapes(s) == Shapes{{x0, 64}, {64, 8}});
+  s.deep_mlp = {1};
+  CHECK(MlpLayerShapes(s).empty());
+}
+
 }  // namespace actorrec::models

@@ -12,14 +12,9 @@ namespace actorrec::bench {
 Result<SgemmRate> MeasureSgemmRate(const models::ModelSpec& spec, int slice, int threads,
                                    const gpu::BackendChoice& choice) {
   using Clock = std::chrono::steady_clock;
-  // The MLP layer shapes (in → out) of DLRM at this spec.
   const int n = slice;
-  std::vector<std::pair<int, int>> layers;
-  int in = static_cast<int>(spec.dense_features);
-  for (int out : spec.bottom_mlp) layers.push_back({in, out}), in = out;
-  const int t = static_cast<int>(spec.tables) + 1;
-  in = t * (t - 1) / 2 + static_cast<int>(spec.embedding_dim);
-  for (int out : spec.top_mlp) layers.push_back({in, out}), in = out;
+  const std::vector<std::pair<int, int>> layers = models::MlpLayerShapes(spec);
+  if (layers.empty()) return Status::InvalidArgument("no MLP layer to time: the model computes no GEMM");
   int widest = 1;
   for (auto [i, o] : layers) widest = std::max({widest, i, o});
   double flops_per_round = 0;
