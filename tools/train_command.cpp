@@ -159,33 +159,6 @@ extern "C" void OnStopSignal(int sig) {
   if (g_stop_signal.exchange(sig) != 0) std::_Exit(128 + sig);  // a second signal: now
 }
 
-struct Totals {
-  uint64_t batches = 0, samples = 0;
-  double loss_sum = 0;
-  uint64_t unique = 0, missed = 0, fetched = 0, written = 0, critical = 0, delayed = 0, private_rows = 0;
-  double fetch_s = 0, forward_s = 0, backward_s = 0, dense_sync_s = 0, sparse_sync_s = 0, write_back_s = 0;
-  double exposed_delayed_s = 0, optimizer_s = 0;
-  void Add(const trainer::StepReport& r) {
-    ++batches;
-    samples += r.samples;
-    loss_sum += r.loss_sum;
-    unique += r.unique_rows;
-    missed += r.missed_rows;
-    fetched += r.fetched_rows;
-    written += r.written_rows;
-    critical += r.synced_critical;
-    delayed += r.synced_delayed;
-    private_rows += r.private_rows;
-    fetch_s += r.fetch_s;
-    forward_s += r.forward_s;
-    backward_s += r.backward_s;
-    dense_sync_s += r.dense_sync_s;
-    sparse_sync_s += r.sparse_sync_s;
-    write_back_s += r.write_back_s;
-    exposed_delayed_s += r.exposed_delayed_s;
-    optimizer_s += r.optimizer_s;
-  }
-};
 
 // What TrainConfig needs of a run, over the two drivers: the actor pipeline
 // (every mode) and the lockstep driver (--lockstep).
@@ -357,7 +330,7 @@ std::string Duration(double seconds) {
 
 // The per-batch time breakdown. In the pipeline, fetches, delayed sync and
 // write-backs run in the background: what shows is the time a trainer waited.
-std::string PhaseLine(const Totals& t, double per_batch_ms, bool pipelined) {
+std::string PhaseLine(const trainer::StepTotals& t, double per_batch_ms, bool pipelined) {
   std::ostringstream line;
   line << std::fixed << std::setprecision(2) << "  per batch (ms";
   if (pipelined) {
@@ -376,7 +349,7 @@ std::string PhaseLine(const Totals& t, double per_batch_ms, bool pipelined) {
 }
 
 // The same breakdown for metrics.jsonl: every phase, in ms per batch.
-std::string PhaseJson(const Totals& t, double per_batch_ms) {
+std::string PhaseJson(const trainer::StepTotals& t, double per_batch_ms) {
   std::ostringstream j;
   j << std::setprecision(6) << "{\"fetch\":" << t.fetch_s * per_batch_ms << ",\"forward\":" << t.forward_s * per_batch_ms
     << ",\"backward\":" << t.backward_s * per_batch_ms << ",\"dense_sync\":" << t.dense_sync_s * per_batch_ms
@@ -576,7 +549,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
                    << ",\"batches_replayed\":" << replayed << ",\"unix_ms\":" << unix_ms << "}\n";
   }
   const bool tty = isatty(STDERR_FILENO) != 0;
-  Totals totals;
+  trainer::StepTotals totals;
   uint64_t checkpointed = UINT64_MAX;  // the batch of the last checkpoint written
   auto checkpoint = [&](const char* when) -> bool {
     if (checkpointed == first + totals.batches) return true;

@@ -58,4 +58,34 @@ struct StepReport {
   std::vector<TrainerFigures> trainers;
 };
 
+// The sums of a run's StepReports (their counts and phase times): what the
+// summary of `actorrec train` and the inspector's board report per batch.
+struct StepTotals {
+  uint64_t batches = 0, samples = 0;
+  double loss_sum = 0;
+  uint64_t unique = 0, missed = 0, fetched = 0, written = 0, critical = 0, delayed = 0, private_rows = 0;
+  double fetch_s = 0, forward_s = 0, backward_s = 0, dense_sync_s = 0, sparse_sync_s = 0, write_back_s = 0;
+  double exposed_delayed_s = 0, optimizer_s = 0;
+  void Add(const StepReport& r) {
+    ++batches;
+    samples += r.samples;
+    loss_sum += r.loss_sum;
+    unique += r.unique_rows;
+    missed += r.missed_rows;
+    fetched += r.fetched_rows;
+    written += r.written_rows;
+    critical += r.synced_critical;
+    delayed += r.synced_delayed;
+    private_rows += r.private_rows;
+    fetch_s += r.fetch_s;
+    forward_s += r.forward_s;
+    backward_s += r.backward_s;
+    dense_sync_s += r.dense_sync_s;
+    sparse_sync_s += r.sparse_sync_s;
+    write_back_s += r.write_back_s;
+    exposed_delayed_s += r.exposed_delayed_s;
+    optimizer_s += r.optimizer_s;
+  }
+};
+
 }  // namespace actorrec::trainer

@@ -42,16 +42,7 @@ void Board::SetState(const std::string& state) {
 
 void Board::AddBatch(const trainer::StepReport& b, double elapsed_s) {
   std::lock_guard lock(mu_);
-  ++batches_;
-  samples_ += b.samples;
-  loss_sum_ += b.loss_sum;
-  unique_ += b.unique_rows;
-  missed_ += b.missed_rows;
-  fetched_ += b.fetched_rows;
-  written_ += b.written_rows;
-  critical_ += b.synced_critical;
-  delayed_ += b.synced_delayed;
-  private_ += b.private_rows;
+  totals_.Add(b);
   if (trainer_totals_.size() < b.trainers.size()) trainer_totals_.resize(b.trainers.size());
   for (size_t w = 0; w < b.trainers.size(); ++w) {
     const trainer::TrainerFigures& t = b.trainers[w];
@@ -70,7 +61,7 @@ void Board::AddBatch(const trainer::StepReport& b, double elapsed_s) {
   const double loss = MeanLoss(b);
   open_loss_ += loss;
   if (++open_batches_ == stride_) {
-    curve_.push_back({batches_, open_loss_ / static_cast<double>(open_batches_)});
+    curve_.push_back({totals_.batches, open_loss_ / static_cast<double>(open_batches_)});
     open_loss_ = 0;
     open_batches_ = 0;
     if (curve_.size() >= kCurvePoints) {
@@ -266,7 +257,7 @@ std::string Board::PartsJson() const {
 }
 
 double Board::GemmGflops() const {
-  return elapsed_s_ > 0 ? static_cast<double>(samples_) * flops_per_sample_ / elapsed_s_ / 1e9 : 0.0;
+  return elapsed_s_ > 0 ? static_cast<double>(totals_.samples) * flops_per_sample_ / elapsed_s_ / 1e9 : 0.0;
 }
 
 void Board::GemmJson(std::ostream& j) const {
@@ -291,7 +282,7 @@ std::string Board::Json() const {
   std::ostringstream j;
   j.precision(6);
   const double elapsed = elapsed_s_;
-  const double rate = elapsed > 0 ? static_cast<double>(samples_) / elapsed : 0;
+  const double rate = elapsed > 0 ? static_cast<double>(totals_.samples) / elapsed : 0;
   const uint64_t planned = run_.planned_batches;
   j << "{\"version\":" << version_ << ",\"state\":" << JsonString(state_);
   j << ",\"run\":{\"name\":" << JsonString(run_.name) << ",\"model\":" << JsonString(run_.model)
@@ -299,25 +290,25 @@ std::string Board::Json() const {
     << ",\"backend\":" << JsonString(run_.backend) << ",\"trainers\":" << run_.trainers
     << ",\"shards\":" << run_.shards << ",\"cache_slots\":" << run_.cache_slots << ",\"first_batch\":" << run_.first_batch
     << ",\"planned_batches\":" << planned << ",\"row_bytes\":" << run_.row_bytes << "}";
-  j << ",\"progress\":{\"batches\":" << batches_ << ",\"global_batch\":" << run_.first_batch + batches_
-    << ",\"epoch\":" << last_.epoch << ",\"samples\":" << samples_ << ",\"elapsed_s\":" << JsonNum{elapsed}
+  j << ",\"progress\":{\"batches\":" << totals_.batches << ",\"global_batch\":" << run_.first_batch + totals_.batches
+    << ",\"epoch\":" << last_.epoch << ",\"samples\":" << totals_.samples << ",\"elapsed_s\":" << JsonNum{elapsed}
     << ",\"samples_per_s\":" << JsonNum{rate} << ",\"mean_loss\":"
-    << JsonNum{samples_ ? loss_sum_ / static_cast<double>(samples_) : 0.0};
-  if (planned != 0 && batches_ > 0) {
-    const double eta = batches_ < planned ? elapsed / static_cast<double>(batches_) * static_cast<double>(planned - batches_) : 0;
+    << JsonNum{totals_.samples ? totals_.loss_sum / static_cast<double>(totals_.samples) : 0.0};
+  if (planned != 0 && totals_.batches > 0) {
+    const double eta = totals_.batches < planned ? elapsed / static_cast<double>(totals_.batches) * static_cast<double>(planned - totals_.batches) : 0;
     j << ",\"eta_s\":" << JsonNum{eta} << ",\"fraction\":"
-      << JsonNum{std::min(1.0, static_cast<double>(batches_) / static_cast<double>(planned))};
+      << JsonNum{std::min(1.0, static_cast<double>(totals_.batches) / static_cast<double>(planned))};
   } else {
     j << ",\"eta_s\":null,\"fraction\":null";
   }
   j << "}";
-  const double b = static_cast<double>(std::max<uint64_t>(1, batches_));
+  const double b = static_cast<double>(std::max<uint64_t>(1, totals_.batches));
   j << ",\"cache\":{\"hit_share\":"
-    << JsonNum{unique_ ? 1.0 - static_cast<double>(missed_) / static_cast<double>(unique_) : 0.0}
-    << ",\"unique_per_batch\":" << JsonNum{unique_ / b} << ",\"missed_per_batch\":" << JsonNum{missed_ / b}
-    << ",\"fetched_per_batch\":" << JsonNum{fetched_ / b} << ",\"written_per_batch\":" << JsonNum{written_ / b}
-    << ",\"critical_per_batch\":" << JsonNum{critical_ / b} << ",\"delayed_per_batch\":" << JsonNum{delayed_ / b}
-    << ",\"private_per_batch\":" << JsonNum{private_ / b} << "}";
+    << JsonNum{totals_.unique ? 1.0 - static_cast<double>(totals_.missed) / static_cast<double>(totals_.unique) : 0.0}
+    << ",\"unique_per_batch\":" << JsonNum{totals_.unique / b} << ",\"missed_per_batch\":" << JsonNum{totals_.missed / b}
+    << ",\"fetched_per_batch\":" << JsonNum{totals_.fetched / b} << ",\"written_per_batch\":" << JsonNum{totals_.written / b}
+    << ",\"critical_per_batch\":" << JsonNum{totals_.critical / b} << ",\"delayed_per_batch\":" << JsonNum{totals_.delayed / b}
+    << ",\"private_per_batch\":" << JsonNum{totals_.private_rows / b} << "}";
   // Members and their actors, as a tree.
   ActorsJson(j);
   PartsJson(j);
@@ -351,19 +342,19 @@ std::string Board::Text() const {
   char line[256];
   t << "actorrec " << run_.name << "  " << run_.model << " " << run_.mode << " (" << run_.driver << ", "
     << run_.trainers << " trainers, " << run_.shards << " shards)  state: " << state_ << "\n";
-  std::snprintf(line, sizeof line, "batch %llu", static_cast<unsigned long long>(run_.first_batch + batches_));
+  std::snprintf(line, sizeof line, "batch %llu", static_cast<unsigned long long>(run_.first_batch + totals_.batches));
   t << line;
   if (planned != 0) {
     std::snprintf(line, sizeof line, "/%llu (%.0f %%)", static_cast<unsigned long long>(run_.first_batch + planned),
-                  100.0 * static_cast<double>(batches_) / static_cast<double>(planned));
+                  100.0 * static_cast<double>(totals_.batches) / static_cast<double>(planned));
     t << line;
   }
   std::snprintf(line, sizeof line, "  epoch %u  %.0f samples/s  loss %.4f", last_.epoch,
-                elapsed > 0 ? static_cast<double>(samples_) / elapsed : 0.0, MeanLoss(last_));
+                elapsed > 0 ? static_cast<double>(totals_.samples) / elapsed : 0.0, MeanLoss(last_));
   t << line;
-  if (planned != 0 && batches_ > 0 && batches_ < planned) {
+  if (planned != 0 && totals_.batches > 0 && totals_.batches < planned) {
     std::snprintf(line, sizeof line, "  ETA %.0f s",
-                  elapsed / static_cast<double>(batches_) * static_cast<double>(planned - batches_));
+                  elapsed / static_cast<double>(totals_.batches) * static_cast<double>(planned - totals_.batches));
     t << line;
   }
   t << "\n";
@@ -379,12 +370,12 @@ std::string Board::Text() const {
                 last_.fetch_s * 1e3, last_.forward_s * 1e3, last_.backward_s * 1e3, last_.dense_sync_s * 1e3, last_.exposed_delayed_s * 1e3,
                 last_.optimizer_s * 1e3);
   t << line;
-  const double b = static_cast<double>(std::max<uint64_t>(1, batches_));
+  const double b = static_cast<double>(std::max<uint64_t>(1, totals_.batches));
   std::snprintf(line, sizeof line,
                 "rows per batch: %.0f unique, %.0f missed (cache hit share %.1f %%), %.0f critical, %.0f delayed, "
                 "%.0f private\n",
-                unique_ / b, missed_ / b, unique_ ? 100.0 * (1.0 - static_cast<double>(missed_) / unique_) : 0.0,
-                critical_ / b, delayed_ / b, private_ / b);
+                totals_.unique / b, totals_.missed / b, totals_.unique ? 100.0 * (1.0 - static_cast<double>(totals_.missed) / totals_.unique) : 0.0,
+                totals_.critical / b, totals_.delayed / b, totals_.private_rows / b);
   t << line;
   for (size_t w = 0; w < last_.trainers.size(); ++w) {
     const trainer::TrainerFigures& x = last_.trainers[w];
@@ -454,18 +445,18 @@ std::string Board::Prometheus() const {
       << name << " " << JsonNum{value} << "\n";
   };
   const double elapsed = elapsed_s_;
-  metric("batches_total", "counter", "Global batches trained in this attempt.", static_cast<double>(batches_));
-  metric("samples_total", "counter", "Samples trained in this attempt.", static_cast<double>(samples_));
+  metric("batches_total", "counter", "Global batches trained in this attempt.", static_cast<double>(totals_.batches));
+  metric("samples_total", "counter", "Samples trained in this attempt.", static_cast<double>(totals_.samples));
   metric("samples_per_second", "gauge", "Mean throughput since the run began working.",
-         elapsed > 0 ? static_cast<double>(samples_) / elapsed : 0);
+         elapsed > 0 ? static_cast<double>(totals_.samples) / elapsed : 0);
   metric("loss", "gauge", "Mean loss of the last batch.", MeanLoss(last_));
-  metric("unique_rows_total", "counter", "Distinct rows the batches touched.", static_cast<double>(unique_));
-  metric("missed_rows_total", "counter", "Of those, rows in no cache.", static_cast<double>(missed_));
-  metric("fetched_rows_total", "counter", "Rows moved shard to trainer.", static_cast<double>(fetched_));
-  metric("written_rows_total", "counter", "Rows moved trainer to shard.", static_cast<double>(written_));
+  metric("unique_rows_total", "counter", "Distinct rows the batches touched.", static_cast<double>(totals_.unique));
+  metric("missed_rows_total", "counter", "Of those, rows in no cache.", static_cast<double>(totals_.missed));
+  metric("fetched_rows_total", "counter", "Rows moved shard to trainer.", static_cast<double>(totals_.fetched));
+  metric("written_rows_total", "counter", "Rows moved trainer to shard.", static_cast<double>(totals_.written));
   metric("synced_critical_rows_total", "counter", "Rows all-reduced before the next batch.",
-         static_cast<double>(critical_));
-  metric("synced_delayed_rows_total", "counter", "Rows all-reduced in the background.", static_cast<double>(delayed_));
+         static_cast<double>(totals_.critical));
+  metric("synced_delayed_rows_total", "counter", "Rows all-reduced in the background.", static_cast<double>(totals_.delayed));
   if (!evals_.empty()) {
     metric("eval_auc", "gauge", "Held-out AUC of the last evaluation.", evals_.back().auc);
     metric("eval_log_loss", "gauge", "Held-out log-loss of the last evaluation.", evals_.back().log_loss);

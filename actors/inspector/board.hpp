@@ -136,9 +136,7 @@ class Board {
   std::string state_ = "starting";
   std::string oracle_json_, digest_;
   // Totals of this attempt.
-  uint64_t batches_ = 0, samples_ = 0, unique_ = 0, missed_ = 0, fetched_ = 0, written_ = 0;
-  uint64_t critical_ = 0, delayed_ = 0, private_ = 0;
-  double loss_sum_ = 0;
+  trainer::StepTotals totals_;
   trainer::StepReport last_;
   double elapsed_s_ = 0;  // since the run began working, at the last batch
   std::deque<trainer::StepReport> recent_;  // without their per-trainer figures
