@@ -205,36 +205,12 @@ class CudaBackend final : public Backend {
     UnpackRows(HostAt<float>(at_c), m, n, ldc, c);
   }
 
+  // The bag's rows are staged by unique index (row u at u·width), so the
+  // kernel's slots are 0 … unique_count − 1; the rows stay where they are on
+  // the host, and only the ones this call pools cross the bus.
   void PoolBySlot(const float* rows, size_t row_stride, size_t width, const SlotBags& bags, Pooling pooling,
                   float* out, size_t out_stride) override {
-    if (bags.samples == 0 || width == 0) return;
-    // The bag's rows are staged by unique index (row u at u·width), so the
-    // kernel's slots are 0 … unique_count − 1; the rows stay where they are
-    // on the host, and only the ones this call pools cross the bus.
-    const size_t unique = bags.unique_count, positions = bags.offsets[bags.samples];
-    Layout layout;
-    const size_t at_rows = layout.Add(unique * width * sizeof(float));
-    const size_t at_slots = layout.Add(unique * sizeof(uint32_t));
-    const size_t at_inverse = layout.Add(positions * sizeof(uint32_t));
-    const size_t at_offsets = layout.Add((bags.samples + 1) * sizeof(uint32_t));
-    const size_t inputs = layout.end;
-    const size_t at_out = layout.Add(bags.samples * width * sizeof(float));
-    Reserve(layout.end, "PoolBySlot");
-    float* staged_rows = HostAt<float>(at_rows);
-    uint32_t* slots = HostAt<uint32_t>(at_slots);
-    for (size_t u = 0; u < unique; ++u) {
-      std::memcpy(staged_rows + u * width, rows + size_t{bags.unique_slots[u]} * row_stride, width * sizeof(float));
-      slots[u] = static_cast<uint32_t>(u);
-    }
-    std::memcpy(HostAt<uint32_t>(at_inverse), bags.inverse, positions * sizeof(uint32_t));
-    std::memcpy(HostAt<uint32_t>(at_offsets), bags.offsets, (bags.samples + 1) * sizeof(uint32_t));
-    CopyIn(inputs, "PoolBySlot");
-    Check(cuda::LaunchPoolBySlot(DeviceAt<float>(at_rows), width, width, DeviceAt<uint32_t>(at_slots),
-                                 DeviceAt<uint32_t>(at_inverse), DeviceAt<uint32_t>(at_offsets), bags.samples,
-                                 pooling == Pooling::kMean, DeviceAt<float>(at_out), width, compute_),
-          "PoolBySlot", "LaunchPoolBySlot");
-    CopyOut(at_out, bags.samples * width * sizeof(float), "PoolBySlot");
-    UnpackRows(HostAt<float>(at_out), bags.samples, width, out_stride, out);
+    PoolOnDevice(rows, nullptr, row_stride, width, bags, pooling, out, out_stride, "PoolBySlot");
   }
 
   void BagGradToUnique(const float* pooled_grad, size_t in_stride, size_t width, const SlotBags& bags,
@@ -533,25 +509,7 @@ class CudaBackend final : public Backend {
   // and the pooled values come down.
   void PoolSlots(const float* rows, size_t row_stride, size_t width, const SlotBags& bags, Pooling pooling,
                  float* out, size_t out_stride) override {
-    if (bags.samples == 0 || width == 0) return;
-    const size_t unique = bags.unique_count, positions = bags.offsets[bags.samples];
-    Layout layout;
-    const size_t at_slots = layout.Add(unique * sizeof(uint32_t));
-    const size_t at_inverse = layout.Add(positions * sizeof(uint32_t));
-    const size_t at_offsets = layout.Add((bags.samples + 1) * sizeof(uint32_t));
-    const size_t inputs = layout.end;
-    const size_t at_out = layout.Add(bags.samples * width * sizeof(float));
-    Reserve(layout.end, "PoolSlots");
-    std::memcpy(HostAt<uint32_t>(at_slots), bags.unique_slots, unique * sizeof(uint32_t));
-    std::memcpy(HostAt<uint32_t>(at_inverse), bags.inverse, positions * sizeof(uint32_t));
-    std::memcpy(HostAt<uint32_t>(at_offsets), bags.offsets, (bags.samples + 1) * sizeof(uint32_t));
-    CopyIn(inputs, "PoolSlots");
-    Check(cuda::LaunchPoolBySlot(rows, row_stride, width, DeviceAt<uint32_t>(at_slots), DeviceAt<uint32_t>(at_inverse),
-                                 DeviceAt<uint32_t>(at_offsets), bags.samples, pooling == Pooling::kMean,
-                                 DeviceAt<float>(at_out), width, compute_),
-          "PoolSlots", "LaunchPoolBySlot");
-    CopyOut(at_out, bags.samples * width * sizeof(float), "PoolSlots");
-    UnpackRows(HostAt<float>(at_out), bags.samples, width, out_stride, out);
+    PoolOnDevice(nullptr, rows, row_stride, width, bags, pooling, out, out_stride, "PoolSlots");
   }
 
   // The slots and their gradients up, the row optimizer's kernel on the
@@ -584,6 +542,46 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  // PoolBySlot's kernel over rows in device memory (`device_rows`), or over
+  // the bags' unique rows of `host_rows` staged by unique index (then the
+  // kernel's slots are 0 … unique_count − 1); the bags' indices go up, the
+  // pooled values come down into out (the host's).
+  void PoolOnDevice(const float* host_rows, const float* device_rows, size_t row_stride, size_t width,
+                    const SlotBags& bags, Pooling pooling, float* out, size_t out_stride, const char* op) {
+    if (bags.samples == 0 || width == 0) return;
+    const size_t unique = bags.unique_count, positions = bags.offsets[bags.samples];
+    Layout layout;
+    const size_t at_rows = host_rows != nullptr ? layout.Add(unique * width * sizeof(float)) : 0;
+    const size_t at_slots = layout.Add(unique * sizeof(uint32_t));
+    const size_t at_inverse = layout.Add(positions * sizeof(uint32_t));
+    const size_t at_offsets = layout.Add((bags.samples + 1) * sizeof(uint32_t));
+    const size_t inputs = layout.end;
+    const size_t at_out = layout.Add(bags.samples * width * sizeof(float));
+    Reserve(layout.end, op);
+    uint32_t* slots = HostAt<uint32_t>(at_slots);
+    if (host_rows != nullptr) {
+      float* staged_rows = HostAt<float>(at_rows);
+      for (size_t u = 0; u < unique; ++u) {
+        std::memcpy(staged_rows + u * width, host_rows + size_t{bags.unique_slots[u]} * row_stride,
+                    width * sizeof(float));
+        slots[u] = static_cast<uint32_t>(u);
+      }
+    } else {
+      std::memcpy(slots, bags.unique_slots, unique * sizeof(uint32_t));
+    }
+    std::memcpy(HostAt<uint32_t>(at_inverse), bags.inverse, positions * sizeof(uint32_t));
+    std::memcpy(HostAt<uint32_t>(at_offsets), bags.offsets, (bags.samples + 1) * sizeof(uint32_t));
+    CopyIn(inputs, op);
+    const float* rows = host_rows != nullptr ? DeviceAt<float>(at_rows) : device_rows;
+    const size_t stride = host_rows != nullptr ? width : row_stride;
+    Check(cuda::LaunchPoolBySlot(rows, stride, width, DeviceAt<uint32_t>(at_slots), DeviceAt<uint32_t>(at_inverse),
+                                 DeviceAt<uint32_t>(at_offsets), bags.samples, pooling == Pooling::kMean,
+                                 DeviceAt<float>(at_out), width, compute_),
+          op, "LaunchPoolBySlot");
+    CopyOut(at_out, bags.samples * width * sizeof(float), op);
+    UnpackRows(HostAt<float>(at_out), bags.samples, width, out_stride, out);
+  }
+
   // The kernels derive the width from (T, d, z); a caller's other width is
   // its bug, said before any launch.
   void CheckInteractionWidth(size_t T, size_t d, bool with_z, size_t width, const char* op) const {
