@@ -214,8 +214,16 @@ struct Server::Impl {
                          " open, " + std::to_string(from_peer) + " from this peer)",
                      "refused HTTP connections");
       Refuse(c, 503, "too many connections");
+      // Read a refused connection too (OnRead drops what it sends), so that
+      // its close is seen at once and it stops holding the peer's share,
+      // instead of lingering until the sweep's drain timeout.
+      if (!c->closing) StartReading(c);
       return;
     }
+    StartReading(c);
+  }
+
+  void StartReading(Connection* c) {
     uv_read_start(
         reinterpret_cast<uv_stream_t*>(&c->tcp),
         [](uv_handle_t* h, size_t, uv_buf_t* buf) {
