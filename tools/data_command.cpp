@@ -53,7 +53,12 @@ std::optional<Result<data::format::ConvertReport>> ConvertFilesInParallel(const 
                                                                           const std::string& out, unsigned threads,
                                                                           uint64_t* input_bytes) {
   if (threads == 1) return std::nullopt;
-  auto files = OpenSplitFiles(cfg, split);
+  data::readers::CountingOptions counting;  // the dictionary's counting pass, when the mapping is built here
+  counting.threads = threads;
+  counting.progress = [](size_t counted, size_t files, double seconds) {
+    std::cerr << "counting categorical values: " << counted << "/" << files << " files, " << seconds << " s\n";
+  };
+  auto files = OpenSplitFiles(cfg, split, counting);
   if (!files.ok() && files.status().code() == Status::Code::kNotSupported) return std::nullopt;
   if (!files.ok()) return Result<data::format::ConvertReport>(files.status());
   if (files->paths.size() < 2) return std::nullopt;

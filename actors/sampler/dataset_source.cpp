@@ -67,8 +67,10 @@ Result<std::unique_ptr<data::readers::TextFormat>> TextFormatOf(const config::Da
 // Loads the saved mapping, or builds it from the training file and saves it.
 // A saved mapping must be the one this config and this training file would
 // build: one from other data maps nearly every value to the rare row.
-Result<std::shared_ptr<const data::readers::CategoricalMapping>> MappingOf(const config::DatasetConfig& ds,
-                                                                            data::readers::TextFormat* format) {
+// The counting pass runs on `counting`'s threads (BuildMappingInParallel).
+Result<std::shared_ptr<const data::readers::CategoricalMapping>> MappingOf(
+    const config::DatasetConfig& ds, data::readers::TextFormat* format,
+    const data::readers::CountingOptions& counting) {
   namespace r = data::readers;
   std::vector<r::TableMappingSpec> specs;
   for (const auto& name : format->table_names()) {
@@ -91,7 +93,8 @@ Result<std::shared_ptr<const data::readers::CategoricalMapping>> MappingOf(const
     }
     return std::make_shared<const r::CategoricalMapping>(std::move(loaded.value()));
   }
-  auto built = r::BuildMapping(ds.paths, format, std::move(specs), PolicyOf(ds));
+  auto built = r::BuildMappingInParallel(ds.paths, [&ds] { return TextFormatOf(ds); }, std::move(specs),
+                                         PolicyOf(ds), counting);
   if (!built.ok()) return built.status();
   std::filesystem::create_directories(std::filesystem::path(ds.mapping_file).parent_path().empty()
                                           ? std::filesystem::path(".")
@@ -229,7 +232,8 @@ Result<std::unique_ptr<data::SampleReader>> OpenSplit(const config::Config& cfg,
 // How the configured file source opens a list of its files, as one stream
 // in order. A text source's mapping is made here, once (loaded, or built
 // from the training files and saved), and shared by every list it opens.
-Result<FilesOpener> FileSource(const config::DatasetConfig& ds) {
+Result<FilesOpener> FileSource(const config::DatasetConfig& ds,
+                               const data::readers::CountingOptions& counting = {}) {
   namespace r = data::readers;
   using ReaderPtr = std::unique_ptr<data::SampleReader>;
   const data::BadRecordPolicy policy = PolicyOf(ds);
@@ -259,7 +263,7 @@ Result<FilesOpener> FileSource(const config::DatasetConfig& ds) {
   }
   auto format = TextFormatOf(ds);
   if (!format.ok()) return format.status();
-  auto mapping = MappingOf(ds, format->get());
+  auto mapping = MappingOf(ds, format->get(), counting);
   if (!mapping.ok()) return mapping.status();
   return FilesOpener([ds, mapping = mapping.value(), policy](const std::vector<std::string>& paths) -> Result<ReaderPtr> {
     auto format = TextFormatOf(ds);  // a format serves one scan at a time: one per reader
@@ -284,7 +288,8 @@ Result<std::unique_ptr<data::SampleReader>> OpenDatasetSplit(const config::Confi
   return OpenSplit(cfg, split, BayesRecord::kKeep);
 }
 
-Result<SplitFiles> OpenSplitFiles(const config::Config& cfg, Split split) {
+Result<SplitFiles> OpenSplitFiles(const config::Config& cfg, Split split,
+                                  const data::readers::CountingOptions& counting) {
   const auto& ds = cfg.dataset;
   if (ds.source == "generated" || ds.source == "actorrec") {
     return Status::NotSupported("dataset.source = \"" + ds.source + "\" is not read file by file");
@@ -292,7 +297,7 @@ Result<SplitFiles> OpenSplitFiles(const config::Config& cfg, Split split) {
   const bool hold_out = ds.eval_fraction > 0;
   auto paths = hold_out ? Result<std::vector<std::string>>(ds.paths) : SplitPaths(ds, split);
   if (!paths.ok()) return paths.status();
-  auto source = FileSource(ds);
+  auto source = FileSource(ds, counting);
   if (!source.ok()) return source.status();
   SplitFiles files;
   files.paths = std::move(paths).value();

@@ -14,6 +14,7 @@
 #include "configs/config.hpp"
 #include "data/format/parallel_convert.hpp"
 #include "data/gen/generator_options.hpp"
+#include "data/readers/text_reader.hpp"
 #include "data/sample_reader.hpp"
 
 namespace actorrec {
@@ -37,7 +38,10 @@ struct SplitFiles {
   data::format::FileOpener open;      // reader of paths[i] alone
   data::format::StreamFilter filter;  // dataset.eval_fraction's side of the hold-out; else none
 };
-Result<SplitFiles> OpenSplitFiles(const config::Config& cfg, Split split);
+// A text source's mapping, when it must be built, is counted on
+// `counting`'s threads.
+Result<SplitFiles> OpenSplitFiles(const config::Config& cfg, Split split,
+                                  const data::readers::CountingOptions& counting = {});
 
 // The samples of `epoch` of `split` in the order the sampler streams them:
 // for actorrec dataset files the deterministic epoch order (shuffled from

@@ -254,6 +254,16 @@ Result<DictionaryBuilder> DictionaryBuilder::Create(std::vector<TableMappingSpec
   return DictionaryBuilder(std::move(specs));
 }
 
+void DictionaryBuilder::Merge(DictionaryBuilder&& other) {
+  ACTORREC_ASSERT(other.specs_.size() == specs_.size(), "merging counts of different tables");
+  for (size_t t = 0; t < specs_.size(); ++t) {
+    KeyMap<uint64_t>& into = counts_[t];
+    if (into.size() < other.counts_[t].size()) std::swap(into, other.counts_[t]);  // walk the smaller map
+    other.counts_[t].ForEach([&](uint64_t key, uint64_t count) { into[key] += count; });
+    other.counts_[t] = KeyMap<uint64_t>();
+  }
+}
+
 Result<CategoricalMapping> DictionaryBuilder::Finish() && {
   CategoricalMapping mapping;
   for (size_t i = 0; i < specs_.size(); ++i) {

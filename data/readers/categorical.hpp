@@ -117,6 +117,10 @@ class DictionaryBuilder {
     if (specs_[table].kind == MappingKind::kDictionary) ++counts_[table][key];
   }
 
+  // Adds `other`'s counts (built from the same specs) to these: counting
+  // files apart and merging gives the counts of counting them together.
+  void Merge(DictionaryBuilder&& other);
+
   // Assigns the rows. Fails only if a table would reach 2^32 rows.
   Result<CategoricalMapping> Finish() &&;
 

@@ -1,6 +1,13 @@
 // TextReader and the dictionary's counting pass.
 #include "data/readers/text_reader.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 namespace actorrec::data::readers {
 namespace {
 
@@ -79,18 +86,15 @@ std::vector<TableMappingSpec> DictionarySpecs(const TextFormat& format, uint64_t
   return specs;
 }
 
-Result<CategoricalMapping> BuildMapping(const std::vector<std::string>& paths, TextFormat* format,
-                                        std::vector<TableMappingSpec> specs, BadRecordPolicy policy,
-                                        BadRecords* skipped) {
-  std::vector<std::string> names;
-  for (const auto& s : specs) names.push_back(s.name);
-  if (Status s = CheckTables(*format, names); !s.ok()) return s;
-  auto builder = DictionaryBuilder::Create(std::move(specs));
-  if (!builder.ok()) return builder.status();
+namespace {
+
+// Adds every present value of `paths`' records to *builder.
+Status CountValues(const std::vector<std::string>& paths, TextFormat* format, BadRecordPolicy policy,
+                   DictionaryBuilder* builder, BadRecords* skipped) {
   RecordScanner scanner(paths, format, policy);
   RawRecord record;
   scanner.Shape(&record);
-  const size_t num_tables = names.size();
+  const size_t num_tables = builder->num_tables();
   for (;;) {
     bool got = false;
     if (Status s = scanner.Next(&record, &got); !s.ok()) return s;
@@ -99,12 +103,114 @@ Result<CategoricalMapping> BuildMapping(const std::vector<std::string>& paths, T
       if (record.present[t]) builder->Add(t, record.keys[t]);
     }
   }
-  if (skipped != nullptr) skipped->Add(scanner.bad_records());
+  skipped->Add(scanner.bad_records());
+  return Status::Ok();
+}
+
+Result<CategoricalMapping> FinishWithSources(DictionaryBuilder builder, const std::vector<std::string>& paths) {
   auto sources = IdentifyFiles(paths);
   if (!sources.ok()) return sources.status();
-  auto mapping = std::move(builder).value().Finish();
+  auto mapping = std::move(builder).Finish();
   if (mapping.ok()) mapping->set_sources(std::move(sources).value());
   return mapping;
+}
+
+}  // namespace
+
+Result<CategoricalMapping> BuildMapping(const std::vector<std::string>& paths, TextFormat* format,
+                                        std::vector<TableMappingSpec> specs, BadRecordPolicy policy,
+                                        BadRecords* skipped) {
+  std::vector<std::string> names;
+  for (const auto& s : specs) names.push_back(s.name);
+  if (Status s = CheckTables(*format, names); !s.ok()) return s;
+  auto builder = DictionaryBuilder::Create(std::move(specs));
+  if (!builder.ok()) return builder.status();
+  BadRecords counted;
+  if (Status s = CountValues(paths, format, policy, &builder.value(), &counted); !s.ok()) return s;
+  if (skipped != nullptr) skipped->Add(counted);
+  return FinishWithSources(std::move(builder).value(), paths);
+}
+
+Result<CategoricalMapping> BuildMappingInParallel(const std::vector<std::string>& paths,
+                                                  const TextFormatFactory& make_format,
+                                                  std::vector<TableMappingSpec> specs, BadRecordPolicy policy,
+                                                  const CountingOptions& options, BadRecords* skipped) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto first_format = make_format();
+  if (!first_format.ok()) return first_format.status();
+  std::vector<std::string> names;
+  for (const auto& s : specs) names.push_back(s.name);
+  if (Status s = CheckTables(**first_format, names); !s.ok()) return s;
+  auto merged = DictionaryBuilder::Create(specs);
+  if (!merged.ok()) return merged.status();
+
+  const size_t num_files = paths.size();
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  const size_t threads = std::max<size_t>(1, std::min<size_t>(options.threads == 0 ? hardware : options.threads,
+                                                              num_files));
+  std::vector<Status> file_status(num_files, Status::Ok());
+  std::vector<BadRecords> file_skipped(num_files);
+  std::atomic<size_t> next_file{0};
+  std::atomic<size_t> first_failed{num_files};  // later files need not be counted
+  std::mutex mutex;
+  std::condition_variable changed;
+  size_t counted = 0;
+  size_t workers_done = 0;
+  std::vector<DictionaryBuilder> builders;
+  for (size_t w = 0; w < threads; ++w) builders.push_back(*DictionaryBuilder::Create(specs));
+
+  auto work = [&](size_t w, std::unique_ptr<TextFormat> format) {
+    for (size_t file; (file = next_file.fetch_add(1)) < num_files && file <= first_failed.load();) {
+      Status s;
+      if (format == nullptr) {  // each thread makes its own, once
+        auto made = make_format();
+        if (made.ok()) {
+          format = std::move(made).value();
+        } else {
+          s = made.status();
+        }
+      }
+      if (s.ok()) s = CountValues({paths[file]}, format.get(), policy, &builders[w], &file_skipped[file]);
+      if (!s.ok()) {
+        file_status[file] = std::move(s);
+        size_t seen = first_failed.load();
+        while (file < seen && !first_failed.compare_exchange_weak(seen, file)) {
+        }
+      }
+      std::lock_guard lock(mutex);
+      ++counted;
+      changed.notify_all();
+    }
+    std::lock_guard lock(mutex);
+    ++workers_done;
+    changed.notify_all();
+  };
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < threads; ++w) pool.emplace_back(work, w, nullptr);
+  pool.emplace_back(work, 0, std::move(first_format).value());
+  const auto report = [&](size_t files_counted) {
+    if (options.progress) {
+      options.progress(files_counted, num_files, std::chrono::duration<double>(Clock::now() - start).count());
+    }
+  };
+  {
+    std::unique_lock lock(mutex);
+    const auto every = std::chrono::duration<double>(std::max(0.01, options.progress_seconds));
+    while (workers_done < threads) {
+      if (!changed.wait_for(lock, every, [&] { return workers_done == threads; })) report(counted);
+    }
+  }
+  for (auto& t : pool) t.join();
+  report(counted);
+  for (size_t file = 0; file < num_files; ++file) {
+    if (!file_status[file].ok()) return file_status[file];
+  }
+  for (auto& b : builders) merged->Merge(std::move(b));
+  if (skipped != nullptr) {
+    for (const auto& s : file_skipped) skipped->Add(s);
+  }
+  return FinishWithSources(std::move(merged).value(), paths);
 }
 
 }  // namespace actorrec::data::readers

@@ -7,6 +7,7 @@
 // Load() it later). Memory is bounded by the chunk size plus the mapping.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,5 +58,28 @@ Result<std::vector<SourceFile>> IdentifyFiles(const std::vector<std::string>& pa
 Result<CategoricalMapping> BuildMapping(const std::vector<std::string>& paths, TextFormat* format,
                                         std::vector<TableMappingSpec> specs, BadRecordPolicy policy,
                                         BadRecords* skipped = nullptr);
+
+// A fresh format for one scan (formats are not thread-safe).
+using TextFormatFactory = std::function<Result<std::unique_ptr<TextFormat>>()>;
+
+struct CountingOptions {
+  unsigned threads = 1;  // at most one per file; 0 = one per hardware thread
+  // Called on the calling thread about every `progress_seconds` and once at
+  // the end, with the files counted so far.
+  std::function<void(size_t files_counted, size_t files, double seconds)> progress;
+  double progress_seconds = 2.0;
+};
+
+// BuildMapping with the files counted on several threads: each thread takes
+// the next file and counts it with its own format into its own counts,
+// merged at the end. The same mapping as BuildMapping for any thread count
+// (counts are sums, and rows are ordered by count then key); the error is
+// the first failing file's in file order, and skipped records are added in
+// file order. Memory: up to one set of counts per thread, so a dictionary
+// over many distinct values wants fewer threads.
+Result<CategoricalMapping> BuildMappingInParallel(const std::vector<std::string>& paths,
+                                                  const TextFormatFactory& make_format,
+                                                  std::vector<TableMappingSpec> specs, BadRecordPolicy policy,
+                                                  const CountingOptions& options, BadRecords* skipped = nullptr);
 
 }  // namespace actorrec::data::readers

@@ -1,7 +1,8 @@
 // The MLPerf DLRM Criteo Terabyte recipe end to end on tiny generated days:
 // `data gen --format criteo_days` writes day_0.gz … day_23.gz, the shipped
 // configs/criteo_terabyte.toml converts days 0-22 (in parallel, the same
-// bytes as on one thread) and day 23 with one shared mapping, and trains a
+// bytes as on one thread, and the dictionary counted on three threads the
+// same as on one) and day 23 with one shared mapping, and trains a
 // few batches straight from the gzipped days, evaluating on day 23.
 #include <catch2/catch.hpp>
 
@@ -36,14 +37,21 @@ TEST_CASE("the Criteo Terabyte recipe converts 24 generated gzipped days in para
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   };
+  // The dictionary is counted by the first conversion, on its threads; the
+  // second counts it again on one thread and must build the same mapping.
+  const std::string mapping = dir.File("runs/criteo_terabyte/days.mapping");
+  auto three = Actorrec(dir, with({"--out", "runs/three.ards", "-j", "3"}), "three.log");
+  INFO(three.output);
+  REQUIRE(three.code == 0);
+  CHECK_THAT(three.output, Catch::Contains("counting categorical values: 23/23 files"));
+  CHECK_THAT(three.output, Catch::Contains("converting: 23/23 files written"));
+  const std::string counted_on_three = ReadBytes(mapping);
+  std::filesystem::remove(mapping);
   auto one = Actorrec(dir, with({"--out", "runs/one.ards", "-j", "1"}), "one.log");
   INFO(one.output);
   REQUIRE(one.code == 0);
   CHECK_THAT(one.output, Catch::Contains("2208 samples, 26 tables, 13 dense features"));  // 23 days of 96
-  auto three = Actorrec(dir, with({"--out", "runs/three.ards", "-j", "3"}), "three.log");
-  INFO(three.output);
-  REQUIRE(three.code == 0);
-  CHECK_THAT(three.output, Catch::Contains("converting: 23/23 files written"));
+  CHECK(ReadBytes(mapping) == counted_on_three);
   CHECK(ReadBytes(dir.File("runs/three.ards")) == ReadBytes(dir.File("runs/one.ards")));
   auto eval = Actorrec(dir, with({"--split", "eval", "--out", "runs/eval.ards"}), "eval.log");
   INFO(eval.output);

@@ -18,6 +18,7 @@ namespace actorrec::data::readers {
 namespace {
 
 using testing::Drain;
+using testing::ReadBytes;
 using testing::ScratchDir;
 using testing::WriteBytes;
 
@@ -140,6 +141,54 @@ TEST_CASE("Criteo TSV builds a dictionary over several day files and maps by cou
   const auto got = Drain(**reader, 64);
   REQUIRE(got.status.ok());
   CHECK(got.samples == Expected(all, [&](size_t t, uint32_t v) { return rows[t].at(v); }));
+}
+
+TEST_CASE("Counting the days on several threads gives one thread's mapping, skipped records and error", "[data]") {
+  const auto make_format = []() -> Result<std::unique_ptr<TextFormat>> { return CriteoTsvFormat(); };
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    ScratchDir dir;
+    std::vector<std::string> days;
+    for (int d = 0; d < 5; ++d) {
+      std::string text = Text(RandomRecords(rng, 20 + rng() % 120), rng);
+      if (d == 1 || d == 3) text += "1\t2\tbroken " + std::to_string(d) + "\n" + Text(RandomRecords(rng, 7), rng);
+      days.push_back(dir.File("day_" + std::to_string(d)));
+      WriteBytes(days.back(), text);
+    }
+    auto one_format = CriteoTsvFormat();
+    const auto specs = DictionarySpecs(*one_format, 1 + seed % 3);
+    BadRecords want_skipped;
+    auto want = BuildMapping(days, one_format.get(), specs, BadRecordPolicy::kSkip, &want_skipped);
+    REQUIRE(want.ok());
+    REQUIRE(want->Save(dir.File("want.map")).ok());
+    REQUIRE(want_skipped.skipped == 2);
+    auto failed = BuildMapping(days, one_format.get(), specs, BadRecordPolicy::kFail);
+    REQUIRE_FALSE(failed.ok());
+    REQUIRE(failed.status().message().find("day_1") != std::string::npos);
+    for (unsigned threads : {1u, 2u, 3u, 8u}) {
+      CAPTURE(threads);
+      CountingOptions options;
+      options.threads = threads;
+      size_t last_counted = 0;
+      options.progress = [&](size_t counted, size_t files, double) {
+        CHECK(files == days.size());
+        last_counted = counted;
+      };
+      BadRecords skipped;
+      auto got = BuildMappingInParallel(days, make_format, specs, BadRecordPolicy::kSkip, options, &skipped);
+      REQUIRE(got.ok());
+      CHECK(last_counted == days.size());
+      REQUIRE(got->Save(dir.File("got.map")).ok());
+      CHECK(ReadBytes(dir.File("got.map")) == ReadBytes(dir.File("want.map")));
+      CHECK(skipped.skipped == want_skipped.skipped);
+      CHECK(skipped.by_reason == want_skipped.by_reason);
+      CHECK(skipped.first == want_skipped.first);
+      auto refused = BuildMappingInParallel(days, make_format, specs, BadRecordPolicy::kFail, options);
+      REQUIRE_FALSE(refused.ok());
+      CHECK(refused.status().message() == failed.status().message());
+    }
+  }
 }
 
 TEST_CASE("A TextReader refuses a mapping whose tables are not the format's", "[data]") {
