@@ -35,6 +35,7 @@ struct DataFlags {
   uint64_t batch_size = 0;   // stats: 0 = training.batch_size of the config, or 4096
   uint64_t max_samples = 0;
   unsigned threads = 0;  // convert: 0 = one per hardware thread
+  uint64_t piece_mb = data::readers::kDefaultPieceBytes >> 20;  // convert: plain text files cut every this many MiB
   std::string format = "actorrec";  // gen: actorrec, or criteo_days
   uint32_t days = 24;               // gen --format criteo_days
 };
@@ -42,26 +43,29 @@ struct DataFlags {
 
 
 void PrintProgress(const data::format::ConvertProgress& p) {
-  std::cerr << "converting: " << p.files_written << "/" << p.files << " files written (" << p.files_parsed
+  std::cerr << "converting: " << p.files_written << "/" << p.files << " pieces written (" << p.files_parsed
             << " parsed), " << p.samples << " samples, " << p.seconds << " s\n";
 }
 
 // Converts the files of `split` on up to `threads` threads (ParallelConvert:
-// the same bytes as one thread). Nullopt when the source is not read file
-// by file or has one file: then the stream is converted on this thread.
+// the same bytes as one thread), a piece of a file each (a whole file, or
+// `piece_bytes` of a plain text file). Nullopt when the source is not read
+// file by file or is one piece: then the stream is converted on this thread.
 std::optional<Result<data::format::ConvertReport>> ConvertFilesInParallel(const config::Config& cfg, Split split,
                                                                           const std::string& out, unsigned threads,
+                                                                          uint64_t piece_bytes,
                                                                           uint64_t* input_bytes) {
   if (threads == 1) return std::nullopt;
   data::readers::CountingOptions counting;  // the dictionary's counting pass, when the mapping is built here
   counting.threads = threads;
+  counting.piece_bytes = piece_bytes;
   counting.progress = [](size_t counted, size_t files, double seconds) {
-    std::cerr << "counting categorical values: " << counted << "/" << files << " files, " << seconds << " s\n";
+    std::cerr << "counting categorical values: " << counted << "/" << files << " pieces, " << seconds << " s\n";
   };
   auto files = OpenSplitFiles(cfg, split, counting);
   if (!files.ok() && files.status().code() == Status::Code::kNotSupported) return std::nullopt;
   if (!files.ok()) return Result<data::format::ConvertReport>(files.status());
-  if (files->paths.size() < 2) return std::nullopt;
+  if (files->units < 2) return std::nullopt;
   for (const auto& path : files->paths) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(path, ec);
@@ -72,16 +76,16 @@ std::optional<Result<data::format::ConvertReport>> ConvertFilesInParallel(const 
   options.threads = threads;
   options.filter = files->filter;
   options.progress = PrintProgress;
-  return data::format::ParallelConvert(files->paths.size(), files->open, out, std::move(options));
+  return data::format::ParallelConvert(files->units, files->open, out, std::move(options));
 }
 
 // Streams `split` of the configured dataset into an actorrec dataset file.
 int ConvertTo(const config::Config& cfg, Split split, const std::string& out, bool show_bayes_auc,
-              unsigned threads = 1) {
+              unsigned threads = 1, uint64_t piece_bytes = data::readers::kDefaultPieceBytes) {
   const auto parent = std::filesystem::path(out).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
   uint64_t input_bytes = 0;
-  auto parallel = ConvertFilesInParallel(cfg, split, out, threads, &input_bytes);
+  auto parallel = ConvertFilesInParallel(cfg, split, out, threads, piece_bytes, &input_bytes);
   std::unique_ptr<data::SampleReader> reader;
   if (!parallel) {
     auto opened = OpenDatasetSplit(cfg, split);
@@ -233,8 +237,12 @@ std::function<int()> AddDataCommands(CLI::App& app) {
   convert->add_option("--out,-o", flags->out, "output dataset file")->required();
   convert->add_option("--split", flags->split, "train (dataset.path) or eval (dataset.eval_path)");
   convert->add_option("--threads,-j", flags->threads,
-                      "threads parsing input files at once, one file each (default: one per hardware thread); "
-                      "the output is the same bytes for any number");
+                      "threads parsing input at once, a file or a piece of a large plain text file each (default: "
+                      "one per hardware thread); the output is the same bytes for any number");
+  convert->add_option("--piece-mb", flags->piece_mb,
+                      "cut plain (uncompressed) text files larger than this many MiB into pieces parsed in "
+                      "parallel; compressed files are read whole (default 64)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
 
   auto* gen = data->add_subcommand(
       "gen",
@@ -284,7 +292,8 @@ std::function<int()> AddDataCommands(CLI::App& app) {
     config::Config cfg;
     if (!LoadConfigFlags(flags->config, "data", std::cerr, &cfg)) return kExitUsage;
     if (stats->parsed()) return Stats(*flags, &cfg, *split);
-    if (convert->parsed()) return ConvertTo(cfg, *split, flags->out, /*show_bayes_auc=*/false, flags->threads);
+    if (convert->parsed()) return ConvertTo(cfg, *split, flags->out, /*show_bayes_auc=*/false, flags->threads,
+                                          flags->piece_mb << 20);
     if (gen->parsed()) {
       if (cfg.dataset.source != "generated") {
         std::cerr << "actorrec data gen: " << cfg.path << " has dataset.source = \"" << cfg.dataset.source

@@ -199,6 +199,12 @@ enum class BayesRecord { kKeep, kNone };
 
 using FilesOpener =
     std::function<Result<std::unique_ptr<data::SampleReader>>(const std::vector<std::string>& paths)>;
+using PieceOpener = std::function<Result<std::unique_ptr<data::SampleReader>>(const data::readers::TextPiece& piece)>;
+// How a file source opens its files; text sources open pieces of them too.
+struct SourceOpeners {
+  FilesOpener files;
+  PieceOpener piece;  // text sources only
+};
 Result<std::unique_ptr<data::SampleReader>> OpenFiles(const config::DatasetConfig& ds,
                                                       const std::vector<std::string>& paths);
 
@@ -232,46 +238,49 @@ Result<std::unique_ptr<data::SampleReader>> OpenSplit(const config::Config& cfg,
 // How the configured file source opens a list of its files, as one stream
 // in order. A text source's mapping is made here, once (loaded, or built
 // from the training files and saved), and shared by every list it opens.
-Result<FilesOpener> FileSource(const config::DatasetConfig& ds,
-                               const data::readers::CountingOptions& counting = {}) {
+Result<SourceOpeners> FileSource(const config::DatasetConfig& ds,
+                                 const data::readers::CountingOptions& counting = {}) {
   namespace r = data::readers;
   using ReaderPtr = std::unique_ptr<data::SampleReader>;
   const data::BadRecordPolicy policy = PolicyOf(ds);
   if (ds.source == "actorrec") {
-    return FilesOpener([policy](const std::vector<std::string>& paths) -> Result<ReaderPtr> {
+    return SourceOpeners{FilesOpener([policy](const std::vector<std::string>& paths) -> Result<ReaderPtr> {
       auto file = data::format::DatasetFileReader::Open(paths.front(), policy);
       if (!file.ok()) return file.status();
       return ReaderPtr(std::move(file.value()));
-    });
+    }), nullptr};
   }
   if (ds.source == "dlrm_binary") {
     r::DlrmBinaryOptions options;
     options.num_dense = static_cast<size_t>(ds.dense_features);
     options.table_rows = ds.table_rows;
-    return FilesOpener([options, policy](const std::vector<std::string>& paths) -> Result<ReaderPtr> {
+    return SourceOpeners{FilesOpener([options, policy](const std::vector<std::string>& paths) -> Result<ReaderPtr> {
       return r::OpenDlrmBinary(paths, options, policy);
-    });
+    }), nullptr};
   }
   if (ds.source == "torchrec_npy") {
     r::NpyTripletOptions options;
     options.table_rows = ds.table_rows;
-    return FilesOpener([options, policy](const std::vector<std::string>& paths) -> Result<ReaderPtr> {
+    return SourceOpeners{FilesOpener([options, policy](const std::vector<std::string>& paths) -> Result<ReaderPtr> {
       std::vector<r::NpyDayFiles> days;
       for (const std::string& day : paths) days.push_back({day + "_dense.npy", day + "_sparse.npy", day + "_labels.npy"});
       return r::OpenNpyTriplets(days, options, policy);
-    });
+    }), nullptr};
   }
   auto format = TextFormatOf(ds);
   if (!format.ok()) return format.status();
   auto mapping = MappingOf(ds, format->get(), counting);
   if (!mapping.ok()) return mapping.status();
-  return FilesOpener([ds, mapping = mapping.value(), policy](const std::vector<std::string>& paths) -> Result<ReaderPtr> {
-    auto format = TextFormatOf(ds);  // a format serves one scan at a time: one per reader
+  // A format serves one scan at a time: one per reader.
+  auto open = [ds, mapping = mapping.value(), policy](auto inputs) -> Result<ReaderPtr> {
+    auto format = TextFormatOf(ds);
     if (!format.ok()) return format.status();
-    auto reader = r::TextReader::Open(paths, std::move(format.value()), mapping, policy);
+    auto reader = r::TextReader::Open(std::move(inputs), std::move(format.value()), mapping, policy);
     if (!reader.ok()) return reader.status();
     return ReaderPtr(std::move(reader.value()));
-  });
+  };
+  return SourceOpeners{[open](const std::vector<std::string>& paths) { return open(paths); },
+                       [open](const r::TextPiece& piece) { return open(std::vector<r::TextPiece>{piece}); }};
 }
 
 // The samples of `paths`, in order, as the configured file source reads them.
@@ -279,7 +288,7 @@ Result<std::unique_ptr<data::SampleReader>> OpenFiles(const config::DatasetConfi
                                                       const std::vector<std::string>& paths) {
   auto source = FileSource(ds);
   if (!source.ok()) return source.status();
-  return (*source)(paths);
+  return source->files(paths);
 }
 
 }  // namespace
@@ -301,9 +310,15 @@ Result<SplitFiles> OpenSplitFiles(const config::Config& cfg, Split split,
   if (!source.ok()) return source.status();
   SplitFiles files;
   files.paths = std::move(paths).value();
-  files.open = [source = std::move(source).value(), paths = files.paths](size_t file) {
-    return source({paths[file]});
-  };
+  if (source->piece) {
+    auto pieces = data::readers::SplitIntoPieces(files.paths, counting.piece_bytes);
+    if (!pieces.ok()) return pieces.status();
+    files.units = pieces->size();
+    files.open = [open = source->piece, pieces = std::move(pieces).value()](size_t piece) { return open(pieces[piece]); };
+  } else {
+    files.units = files.paths.size();
+    files.open = [open = source->files, paths = files.paths](size_t file) { return open({paths[file]}); };
+  }
   if (hold_out) {
     files.filter = [fraction = ds.eval_fraction, eval = split == Split::kEval](std::unique_ptr<data::SampleReader> r) {
       return data::HoldOutSplit(std::move(r), fraction, eval);

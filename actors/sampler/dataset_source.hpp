@@ -27,19 +27,20 @@ const char* SplitName(Split split);
 // unreadable file) are errors naming the key or the file.
 Result<std::unique_ptr<data::SampleReader>> OpenDatasetSplit(const config::Config& cfg, Split split);
 
-// The input files of `split` one by one, for `data convert` in parallel
-// (data/format/parallel_convert.hpp): reading them in order, through
-// `filter` when there is one, gives exactly OpenDatasetSplit's samples. Every
-// file's reader shares the one categorical mapping, made here (loaded or
-// built and saved) before any file is opened. NotSupported for sources not
-// read file by file (generated, actorrec).
+// The input of `split` in units read one by one, for `data convert` in
+// parallel (data/format/parallel_convert.hpp): reading the units in order,
+// through `filter` when there is one, gives exactly OpenDatasetSplit's
+// samples. A unit is a file, or a piece of a plain text file larger than
+// `counting.piece_bytes` (data/readers/text_piece.hpp). Every unit's reader
+// shares the one categorical mapping, made here (loaded, or built on
+// `counting`'s threads and saved) before any unit is opened. NotSupported
+// for sources not read file by file (generated, actorrec).
 struct SplitFiles {
   std::vector<std::string> paths;
-  data::format::FileOpener open;      // reader of paths[i] alone
+  size_t units = 0;
+  data::format::FileOpener open;      // reader of unit i alone
   data::format::StreamFilter filter;  // dataset.eval_fraction's side of the hold-out; else none
 };
-// A text source's mapping, when it must be built, is counted on
-// `counting`'s threads.
 Result<SplitFiles> OpenSplitFiles(const config::Config& cfg, Split split,
                                   const data::readers::CountingOptions& counting = {});
 

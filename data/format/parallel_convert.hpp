@@ -11,10 +11,9 @@
 // exactly what Convert of the files read one after the other writes; the
 // threads only change when each file's parsing happens.
 //
-// The unit of parallel work is a file: a gzip or zstd stream cannot be cut
-// and started in the middle, and datasets at scale come as many files
-// (Criteo Terabyte: 24 days). One big uncompressed file converts on one
-// thread.
+// The unit of parallel work is whatever `open` opens: the command line gives
+// it pieces of the input (data/readers/text_piece.hpp): whole compressed
+// files, and plain text files cut into byte ranges.
 //
 // Memory: each worker holds one source block and one chunk; the parts take
 // disk space up to the output's size (more for single-hot tables, stored

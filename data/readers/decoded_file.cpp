@@ -157,6 +157,20 @@ Status DecodedFile::Read(char* buf, size_t n, size_t* got) {
   return d.file.Read(buf, n, got);
 }
 
+Status DecodedFile::SkipTo(uint64_t offset) {
+  Decoder& d = *decoder_;
+  if (d.encoding != Encoding::kPlain) {
+    return Status::InvalidArgument(path() + ": a " + EncodingName(d.encoding) +
+                                   " stream cannot be read from the middle");
+  }
+  if (offset <= d.in_end) {  // still inside the bytes Open read for the sniff
+    d.in_begin = static_cast<size_t>(offset);
+    return Status::Ok();
+  }
+  d.in_begin = d.in_end;
+  return d.file.Seek(offset);
+}
+
 const char* EncodingName(DecodedFile::Encoding encoding) {
   switch (encoding) {
     case DecodedFile::Encoding::kGzip: return "gzip";

@@ -31,6 +31,9 @@ class DecodedFile {
   Encoding encoding() const;
   // Reads up to `n` decoded bytes; *got == 0 only at the end of the data.
   Status Read(char* buf, size_t n, size_t* got);
+  // Plain files only, before the first Read: the next Read starts at byte
+  // `offset`. A compressed stream cannot start in the middle (InvalidArgument).
+  Status SkipTo(uint64_t offset);
 
  private:
   struct Decoder;

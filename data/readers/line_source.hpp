@@ -12,12 +12,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/status.hpp"
 #include "data/readers/decoded_file.hpp"
+#include "data/readers/text_piece.hpp"
 
 namespace actorrec::data::readers {
 
@@ -37,16 +40,28 @@ class LineSource {
   // have data is almost always a failed copy.
   static Result<LineSource> Open(const std::string& path, size_t chunk_bytes = kDefaultChunkBytes,
                                  size_t max_line_bytes = kMaxLineBytes);
+  // The lines of one piece (text_piece.hpp): those that start in its range.
+  // Only a piece that starts the file may not be empty.
+  static Result<LineSource> Open(const TextPiece& piece, size_t chunk_bytes = kDefaultChunkBytes,
+                                 size_t max_line_bytes = kMaxLineBytes);
 
   // The next line (without its newline) in *line, valid until the next call.
   // kTooLong: the line exceeded max_line_bytes; *line is empty.
   Result<Kind> Next(std::string_view* line);
 
-  // 1-based number of the line last returned.
+  // After kEnd of a piece: Next() goes on with the lines after its range,
+  // for a reader that must know whether more data follows.
+  void ReadPastEnd() { end_offset_ = kToTheEnd; }
+
+  // 1-based number of the line last returned, counted within this source
+  // (a piece's first line is 1).
   uint64_t line_number() const { return line_number_; }
   const std::string& path() const { return file_.path(); }
   // "path:line", the prefix of every message about the current line.
-  std::string Where() const { return path() + ":" + std::to_string(line_number_); }
+  std::string Where() const { return WhereLine(line_number_); }
+  // "path:line" for line `line` of this source, numbered in the file (a
+  // piece counts the lines before it here, once).
+  std::string WhereLine(uint64_t line) const;
 
  private:
   LineSource(DecodedFile file, size_t chunk_bytes, size_t max_line_bytes);
@@ -56,9 +71,19 @@ class LineSource {
   Status DiscardRestOfLine();
 
   DecodedFile file_;
+  // A piece: lines starting at or after end_offset_ are not its own; the
+  // number of lines before its first, counted on demand.
+  uint64_t end_offset_ = kToTheEnd;
+  uint64_t first_line_offset_ = 0;
+  std::shared_ptr<NewlineIndex> lines_before_;
+  mutable std::optional<uint64_t> line_base_;
+  uint64_t buf_offset_ = 0;  // file offset of buf_[0]
   size_t chunk_bytes_;
   size_t max_line_bytes_;
-  std::vector<char> buf_;  // chunk_bytes + max_line_bytes
+  // chunk_bytes + max_line_bytes, not zero-filled: a page is touched only
+  // when a read reaches it, so opening a small file or piece stays cheap.
+  std::unique_ptr<char[]> buf_;
+  size_t buf_size_;
   size_t begin_ = 0;       // unread bytes are buf_[begin_, end_)
   size_t end_ = 0;
   bool eof_ = false;

@@ -74,6 +74,11 @@ Status ReadFile::Read(char* buf, size_t n, size_t* got) {
   }
 }
 
+Status ReadFile::Seek(uint64_t offset) {
+  if (::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) < 0) return Errno("cannot seek in", path_);
+  return Status::Ok();
+}
+
 Status ReadFile::ReadAt(uint64_t offset, char* buf, size_t n) const {
   while (n > 0) {
     const ssize_t r = ::pread(fd_, buf, n, static_cast<off_t>(offset));

@@ -33,6 +33,8 @@ class ReadFile {
 
   // Reads up to `n` bytes at the current position; *got == 0 at the end.
   Status Read(char* buf, size_t n, size_t* got);
+  // Moves the current position to `offset` bytes from the start.
+  Status Seek(uint64_t offset);
   // Reads exactly `n` bytes at `offset`; fewer is an IoError (the file shrank).
   Status ReadAt(uint64_t offset, char* buf, size_t n) const;
 

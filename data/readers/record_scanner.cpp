@@ -11,9 +11,23 @@ bool IsBlank(std::string_view line) { return TrimSpaces(line).empty(); }
 
 }  // namespace
 
-RecordScanner::RecordScanner(std::vector<std::string> paths, TextFormat* format, BadRecordPolicy policy,
+namespace {
+
+std::vector<TextPiece> WholeFiles(const std::vector<std::string>& paths) {
+  std::vector<TextPiece> pieces;
+  for (const auto& path : paths) pieces.push_back(TextPiece::WholeFile(path));
+  return pieces;
+}
+
+}  // namespace
+
+RecordScanner::RecordScanner(const std::vector<std::string>& paths, TextFormat* format, BadRecordPolicy policy,
                              size_t chunk_bytes)
-    : paths_(std::move(paths)), format_(format), log_(policy), chunk_bytes_(chunk_bytes) {}
+    : RecordScanner(WholeFiles(paths), format, policy, chunk_bytes) {}
+
+RecordScanner::RecordScanner(std::vector<TextPiece> pieces, TextFormat* format, BadRecordPolicy policy,
+                             size_t chunk_bytes)
+    : pieces_(std::move(pieces)), format_(format), log_(policy), chunk_bytes_(chunk_bytes) {}
 
 void RecordScanner::Shape(RawRecord* record) const {
   record->dense.assign(format_->dense_names().size(), 0.0f);
@@ -28,7 +42,7 @@ Status RecordScanner::Fail(Status s) {
 
 Status RecordScanner::FlushBlankLines() {
   if (blank_count_ == 0) return Status::Ok();
-  const std::string where = source_->path() + ":" + std::to_string(first_blank_);
+  const std::string where = source_->WhereLine(first_blank_);
   const std::string detail = "expected a record, found an empty line before more data";
   for (; blank_count_ > 0; --blank_count_) {
     if (Status s = log_.Report(where, "blank line", detail); !s.ok()) return s;
@@ -36,24 +50,40 @@ Status RecordScanner::FlushBlankLines() {
   return Status::Ok();
 }
 
+Status RecordScanner::SettleBlankLinesAfterPiece() {
+  if (blank_count_ == 0 || last_piece_of_file_) return Status::Ok();
+  source_->ReadPastEnd();  // the next pieces' lines: only to see whether data follows
+  for (;;) {
+    std::string_view line;
+    auto kind = source_->Next(&line);
+    if (!kind.ok()) return kind.status();
+    if (*kind == LineSource::Kind::kEnd) return Status::Ok();
+    if (*kind == LineSource::Kind::kLine && (format_->IsComment(line) || IsBlank(line))) continue;
+    return FlushBlankLines();  // data (or a line too long) follows: the blanks were before more data
+  }
+}
+
 Status RecordScanner::NextLine(std::string_view* line, bool* got) {
   for (;;) {
     if (!source_) {
-      if (next_file_ == paths_.size()) {
+      if (next_piece_ == pieces_.size()) {
         *got = false;
         return Status::Ok();
       }
-      auto opened = LineSource::Open(paths_[next_file_++], chunk_bytes_);
+      const TextPiece& piece = pieces_[next_piece_++];
+      auto opened = LineSource::Open(piece, chunk_bytes_);
       if (!opened.ok()) return opened.status();
       source_.emplace(std::move(opened).value());
-      header_pending_ = format_->has_header();
-      first_data_line_ = true;
+      header_pending_ = format_->has_header() && piece.first();
+      first_data_line_ = piece.first();
+      last_piece_of_file_ = piece.last();
       blank_count_ = 0;
     }
     auto kind = source_->Next(line);
     if (!kind.ok()) return kind.status();
     if (*kind == LineSource::Kind::kEnd) {
       if (header_pending_) return Status::InvalidArgument(source_->path() + ": expected a header line, found none");
+      if (Status s = SettleBlankLinesAfterPiece(); !s.ok()) return s;
       source_.reset();  // pending blank lines were trailing: not records
       continue;
     }

@@ -29,7 +29,12 @@ namespace actorrec::data::readers {
 class RecordScanner {
  public:
   // `format` must outlive the scanner. Files are opened in turn as reached.
-  RecordScanner(std::vector<std::string> paths, TextFormat* format, BadRecordPolicy policy,
+  RecordScanner(const std::vector<std::string>& paths, TextFormat* format, BadRecordPolicy policy,
+                size_t chunk_bytes = kDefaultChunkBytes);
+  // The records of pieces of files (text_piece.hpp), in turn: only a
+  // file's first piece has its header and its schema check, and blank lines
+  // at the end of a piece are trailing only if no data follows in the file.
+  RecordScanner(std::vector<TextPiece> pieces, TextFormat* format, BadRecordPolicy policy,
                 size_t chunk_bytes = kDefaultChunkBytes);
 
   // The next good record in *out; *got is false at the end of the last file.
@@ -43,16 +48,20 @@ class RecordScanner {
  private:
   Status NextLine(std::string_view* line, bool* got);
   Status FlushBlankLines();
+  // At the end of a piece with blank lines pending: reports them as bad
+  // records if the file has more data after the piece.
+  Status SettleBlankLinesAfterPiece();
   Status Fail(Status s);
   // False, with error_ set, when a parsed record has a non-finite dense
   // value (every format's labels are 0 or 1 by construction).
   bool Finite(const RawRecord& record);
 
-  std::vector<std::string> paths_;
+  std::vector<TextPiece> pieces_;
   TextFormat* format_;
   BadRecordLog log_;
   size_t chunk_bytes_;
-  size_t next_file_ = 0;
+  size_t next_piece_ = 0;
+  bool last_piece_of_file_ = true;
   std::optional<LineSource> source_;
   bool header_pending_ = false;
   bool first_data_line_ = false;

@@ -28,11 +28,11 @@ Status CheckTables(const TextFormat& format, const std::vector<std::string>& nam
 
 }  // namespace
 
-TextReader::TextReader(std::vector<std::string> paths, std::unique_ptr<TextFormat> format,
+TextReader::TextReader(std::vector<TextPiece> pieces, std::unique_ptr<TextFormat> format,
                        std::shared_ptr<const CategoricalMapping> mapping, BadRecordPolicy policy, size_t chunk_bytes)
     : format_(std::move(format)),
       mapping_(std::move(mapping)),
-      scanner_(std::move(paths), format_.get(), policy, chunk_bytes) {
+      scanner_(std::move(pieces), format_.get(), policy, chunk_bytes) {
   schema_.dense_names = format_->dense_names();
   schema_.tables = mapping_->tables();
   scanner_.Shape(&record_);
@@ -41,12 +41,20 @@ TextReader::TextReader(std::vector<std::string> paths, std::unique_ptr<TextForma
 Result<std::unique_ptr<TextReader>> TextReader::Open(std::vector<std::string> paths, std::unique_ptr<TextFormat> format,
                                                      std::shared_ptr<const CategoricalMapping> mapping,
                                                      BadRecordPolicy policy, size_t chunk_bytes) {
+  std::vector<TextPiece> pieces;
+  for (auto& path : paths) pieces.push_back(TextPiece::WholeFile(std::move(path)));
+  return Open(std::move(pieces), std::move(format), std::move(mapping), policy, chunk_bytes);
+}
+
+Result<std::unique_ptr<TextReader>> TextReader::Open(std::vector<TextPiece> pieces, std::unique_ptr<TextFormat> format,
+                                                     std::shared_ptr<const CategoricalMapping> mapping,
+                                                     BadRecordPolicy policy, size_t chunk_bytes) {
   ACTORREC_ASSERT(format != nullptr && mapping != nullptr, "TextReader needs a format and a mapping");
   std::vector<std::string> names;
   for (size_t t = 0; t < mapping->num_tables(); ++t) names.push_back(mapping->name(t));
   if (Status s = CheckTables(*format, names); !s.ok()) return s;
   return std::unique_ptr<TextReader>(
-      new TextReader(std::move(paths), std::move(format), std::move(mapping), policy, chunk_bytes));
+      new TextReader(std::move(pieces), std::move(format), std::move(mapping), policy, chunk_bytes));
 }
 
 Status TextReader::Next(size_t max_samples, SampleBlock* out) {
@@ -89,9 +97,10 @@ std::vector<TableMappingSpec> DictionarySpecs(const TextFormat& format, uint64_t
 namespace {
 
 // Adds every present value of `paths`' records to *builder.
-Status CountValues(const std::vector<std::string>& paths, TextFormat* format, BadRecordPolicy policy,
-                   DictionaryBuilder* builder, BadRecords* skipped) {
-  RecordScanner scanner(paths, format, policy);
+template <class Inputs>  // paths or pieces
+Status CountValues(Inputs inputs, TextFormat* format, BadRecordPolicy policy, DictionaryBuilder* builder,
+                   BadRecords* skipped) {
+  RecordScanner scanner(std::move(inputs), format, policy);
   RawRecord record;
   scanner.Shape(&record);
   const size_t num_tables = builder->num_tables();
@@ -145,14 +154,16 @@ Result<CategoricalMapping> BuildMappingInParallel(const std::vector<std::string>
   auto merged = DictionaryBuilder::Create(specs);
   if (!merged.ok()) return merged.status();
 
-  const size_t num_files = paths.size();
+  auto pieces = SplitIntoPieces(paths, options.piece_bytes);
+  if (!pieces.ok()) return pieces.status();
+  const size_t num_pieces = pieces->size();
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-  const size_t threads = std::max<size_t>(1, std::min<size_t>(options.threads == 0 ? hardware : options.threads,
-                                                              num_files));
-  std::vector<Status> file_status(num_files, Status::Ok());
-  std::vector<BadRecords> file_skipped(num_files);
-  std::atomic<size_t> next_file{0};
-  std::atomic<size_t> first_failed{num_files};  // later files need not be counted
+  const size_t threads = std::max<size_t>(
+      1, std::min<size_t>(options.threads == 0 ? hardware : options.threads, num_pieces));
+  std::vector<Status> piece_status(num_pieces, Status::Ok());
+  std::vector<BadRecords> piece_skipped(num_pieces);
+  std::atomic<size_t> next_piece{0};
+  std::atomic<size_t> first_failed{num_pieces};  // later pieces need not be counted
   std::mutex mutex;
   std::condition_variable changed;
   size_t counted = 0;
@@ -161,7 +172,7 @@ Result<CategoricalMapping> BuildMappingInParallel(const std::vector<std::string>
   for (size_t w = 0; w < threads; ++w) builders.push_back(*DictionaryBuilder::Create(specs));
 
   auto work = [&](size_t w, std::unique_ptr<TextFormat> format) {
-    for (size_t file; (file = next_file.fetch_add(1)) < num_files && file <= first_failed.load();) {
+    for (size_t piece; (piece = next_piece.fetch_add(1)) < num_pieces && piece <= first_failed.load();) {
       Status s;
       if (format == nullptr) {  // each thread makes its own, once
         auto made = make_format();
@@ -171,11 +182,14 @@ Result<CategoricalMapping> BuildMappingInParallel(const std::vector<std::string>
           s = made.status();
         }
       }
-      if (s.ok()) s = CountValues({paths[file]}, format.get(), policy, &builders[w], &file_skipped[file]);
+      if (s.ok()) {
+        s = CountValues(std::vector<TextPiece>{(*pieces)[piece]}, format.get(), policy, &builders[w],
+                        &piece_skipped[piece]);
+      }
       if (!s.ok()) {
-        file_status[file] = std::move(s);
+        piece_status[piece] = std::move(s);
         size_t seen = first_failed.load();
-        while (file < seen && !first_failed.compare_exchange_weak(seen, file)) {
+        while (piece < seen && !first_failed.compare_exchange_weak(seen, piece)) {
         }
       }
       std::lock_guard lock(mutex);
@@ -189,9 +203,9 @@ Result<CategoricalMapping> BuildMappingInParallel(const std::vector<std::string>
   std::vector<std::thread> pool;
   for (size_t w = 1; w < threads; ++w) pool.emplace_back(work, w, nullptr);
   pool.emplace_back(work, 0, std::move(first_format).value());
-  const auto report = [&](size_t files_counted) {
+  const auto report = [&](size_t pieces_counted) {
     if (options.progress) {
-      options.progress(files_counted, num_files, std::chrono::duration<double>(Clock::now() - start).count());
+      options.progress(pieces_counted, num_pieces, std::chrono::duration<double>(Clock::now() - start).count());
     }
   };
   {
@@ -203,12 +217,12 @@ Result<CategoricalMapping> BuildMappingInParallel(const std::vector<std::string>
   }
   for (auto& t : pool) t.join();
   report(counted);
-  for (size_t file = 0; file < num_files; ++file) {
-    if (!file_status[file].ok()) return file_status[file];
+  for (const Status& s : piece_status) {
+    if (!s.ok()) return s;
   }
   for (auto& b : builders) merged->Merge(std::move(b));
   if (skipped != nullptr) {
-    for (const auto& s : file_skipped) skipped->Add(s);
+    for (const auto& s : piece_skipped) skipped->Add(s);
   }
   return FinishWithSources(std::move(merged).value(), paths);
 }

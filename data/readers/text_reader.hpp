@@ -16,6 +16,7 @@
 #include "data/readers/categorical.hpp"
 #include "data/readers/record_scanner.hpp"
 #include "data/readers/text_format.hpp"
+#include "data/readers/text_piece.hpp"
 #include "data/sample_reader.hpp"
 
 namespace actorrec::data::readers {
@@ -26,13 +27,17 @@ class TextReader final : public SampleReader {
   static Result<std::unique_ptr<TextReader>> Open(std::vector<std::string> paths, std::unique_ptr<TextFormat> format,
                                                   std::shared_ptr<const CategoricalMapping> mapping,
                                                   BadRecordPolicy policy, size_t chunk_bytes = kDefaultChunkBytes);
+  // The samples of pieces of files (text_piece.hpp), in order.
+  static Result<std::unique_ptr<TextReader>> Open(std::vector<TextPiece> pieces, std::unique_ptr<TextFormat> format,
+                                                  std::shared_ptr<const CategoricalMapping> mapping,
+                                                  BadRecordPolicy policy, size_t chunk_bytes = kDefaultChunkBytes);
 
   const DatasetSchema& schema() const override { return schema_; }
   Status Next(size_t max_samples, SampleBlock* out) override;
   const BadRecords& bad_records() const override { return scanner_.bad_records(); }
 
  private:
-  TextReader(std::vector<std::string> paths, std::unique_ptr<TextFormat> format,
+  TextReader(std::vector<TextPiece> pieces, std::unique_ptr<TextFormat> format,
              std::shared_ptr<const CategoricalMapping> mapping, BadRecordPolicy policy, size_t chunk_bytes);
 
   std::unique_ptr<TextFormat> format_;
@@ -63,19 +68,22 @@ Result<CategoricalMapping> BuildMapping(const std::vector<std::string>& paths, T
 using TextFormatFactory = std::function<Result<std::unique_ptr<TextFormat>>()>;
 
 struct CountingOptions {
-  unsigned threads = 1;  // at most one per file; 0 = one per hardware thread
+  unsigned threads = 1;  // at most one per piece; 0 = one per hardware thread
+  // Plain files larger than this are counted in pieces (text_piece.hpp).
+  uint64_t piece_bytes = kDefaultPieceBytes;
   // Called on the calling thread about every `progress_seconds` and once at
   // the end, with the files counted so far.
-  std::function<void(size_t files_counted, size_t files, double seconds)> progress;
+  std::function<void(size_t pieces_counted, size_t pieces, double seconds)> progress;
   double progress_seconds = 2.0;
 };
 
 // BuildMapping with the files counted on several threads: each thread takes
-// the next file and counts it with its own format into its own counts,
-// merged at the end. The same mapping as BuildMapping for any thread count
+// the next piece of a file (a whole file unless it is a large plain one)
+// and counts it with its own format into its own counts, merged at the
+// end. The same mapping as BuildMapping for any thread count and piece size
 // (counts are sums, and rows are ordered by count then key); the error is
-// the first failing file's in file order, and skipped records are added in
-// file order. Memory: up to one set of counts per thread, so a dictionary
+// the first failing piece's in file order, and skipped records are added in
+// that order. Memory: up to one set of counts per thread, so a dictionary
 // over many distinct values wants fewer threads.
 Result<CategoricalMapping> BuildMappingInParallel(const std::vector<std::string>& paths,
                                                   const TextFormatFactory& make_format,

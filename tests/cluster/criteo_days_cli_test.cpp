@@ -6,6 +6,8 @@
 // few batches straight from the gzipped days, evaluating on day 23.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 #include "tests/cluster/child_process.hpp"
@@ -43,8 +45,8 @@ TEST_CASE("the Criteo Terabyte recipe converts 24 generated gzipped days in para
   auto three = Actorrec(dir, with({"--out", "runs/three.ards", "-j", "3"}), "three.log");
   INFO(three.output);
   REQUIRE(three.code == 0);
-  CHECK_THAT(three.output, Catch::Contains("counting categorical values: 23/23 files"));
-  CHECK_THAT(three.output, Catch::Contains("converting: 23/23 files written"));
+  CHECK_THAT(three.output, Catch::Contains("counting categorical values: 23/23 pieces"));
+  CHECK_THAT(three.output, Catch::Contains("converting: 23/23 pieces written"));
   const std::string counted_on_three = ReadBytes(mapping);
   std::filesystem::remove(mapping);
   auto one = Actorrec(dir, with({"--out", "runs/one.ards", "-j", "1"}), "one.log");
@@ -68,4 +70,55 @@ TEST_CASE("the Criteo Terabyte recipe converts 24 generated gzipped days in para
   CHECK_THAT(train.output, Catch::Contains("summary: 3 batches"));
   CHECK_THAT(train.output, Catch::Contains("eval final after 3 batches: AUC"));
   CHECK_THAT(train.output, Catch::Contains("(96 samples)"));
+}
+
+TEST_CASE("one big plain Criteo file converts in pieces on several threads to the bytes of one thread", "[cli]") {
+  TempDir dir;
+  std::filesystem::create_directories(dir.File("configs"));
+  WriteBytes(dir.File("configs/criteo_terabyte.toml"),
+             ReadBytes(std::string(ACTORREC_SOURCE_DIR) + "/configs/criteo_terabyte.toml"));
+  auto gen = Actorrec(dir, {"data", "gen", "--format", "criteo_days", "--days", "2", "--samples", "12000", "--out",
+                            "runs/days"},
+                      "gen.log");
+  INFO(gen.output);
+  REQUIRE(gen.code == 0);
+  // Criteo Kaggle ships one plain train.txt: day 0, uncompressed (3.2 MB).
+  const std::string unzip = "gzip -dc '" + dir.File("runs/days/day_0.gz") + "' > '" + dir.File("runs/train.txt") + "'";
+  REQUIRE(std::system(unzip.c_str()) == 0);
+  auto convert = [&](std::vector<std::string> extra, const std::string& log) {
+    std::vector<std::string> args = {"data", "convert", "-c", "configs/criteo_terabyte.toml",
+                                     "--set", "dataset.path=../runs/train.txt",
+                                     "--set", "dataset.eval_path=../runs/train.txt",
+                                     "--set", "dataset.mapping_file=../runs/train.mapping",
+                                     "--set", "dataset.min_count=2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Actorrec(dir, args, log);
+  };
+  auto pieces = convert({"--out", "runs/pieces.ards", "-j", "3", "--piece-mb", "1"}, "pieces.log");
+  INFO(pieces.output);
+  REQUIRE(pieces.code == 0);
+  CHECK_THAT(pieces.output, Catch::Contains("counting categorical values: 4/4 pieces"));
+  CHECK_THAT(pieces.output, Catch::Contains("converting: 4/4 pieces written"));
+  CHECK_THAT(pieces.output, Catch::Contains("12000 samples, 26 tables"));
+  const std::string counted_in_pieces = ReadBytes(dir.File("runs/train.mapping"));
+  std::filesystem::remove(dir.File("runs/train.mapping"));
+  auto whole = convert({"--out", "runs/whole.ards", "-j", "1"}, "whole.log");
+  INFO(whole.output);
+  REQUIRE(whole.code == 0);
+  CHECK(ReadBytes(dir.File("runs/train.mapping")) == counted_in_pieces);
+  CHECK(ReadBytes(dir.File("runs/pieces.ards")) == ReadBytes(dir.File("runs/whole.ards")));
+
+  // A bad line in the third piece fails naming the file's own line number.
+  std::string text = ReadBytes(dir.File("runs/train.txt"));
+  size_t at = 2 * (size_t{1} << 20) + 100;
+  at = text.find('\n', at) + 1;
+  const size_t line = static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n')) + 1;
+  text.insert(at, "1\t2\tnot a Criteo line\n");
+  WriteBytes(dir.File("runs/train.txt"), text);
+  std::filesystem::remove(dir.File("runs/train.mapping"));
+  auto bad = convert({"--out", "runs/bad.ards", "-j", "3", "--piece-mb", "1"}, "bad.log");
+  INFO(bad.output);
+  CHECK(bad.code == 1);
+  CHECK_THAT(bad.output, Catch::Contains("train.txt:" + std::to_string(line) + ":"));
+  CHECK_FALSE(std::filesystem::exists(dir.File("runs/bad.ards")));
 }

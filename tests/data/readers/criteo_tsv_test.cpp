@@ -143,7 +143,7 @@ TEST_CASE("Criteo TSV builds a dictionary over several day files and maps by cou
   CHECK(got.samples == Expected(all, [&](size_t t, uint32_t v) { return rows[t].at(v); }));
 }
 
-TEST_CASE("Counting the days on several threads gives one thread's mapping, skipped records and error", "[data]") {
+TEST_CASE("Counting the days on several threads, in pieces, gives one thread's mapping, skipped records and error", "[data]") {
   const auto make_format = []() -> Result<std::unique_ptr<TextFormat>> { return CriteoTsvFormat(); };
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     CAPTURE(seed);
@@ -170,15 +170,16 @@ TEST_CASE("Counting the days on several threads gives one thread's mapping, skip
       CAPTURE(threads);
       CountingOptions options;
       options.threads = threads;
+      options.piece_bytes = threads == 1 ? kDefaultPieceBytes : 64 + rng() % 2000;  // days cut into pieces
       size_t last_counted = 0;
       options.progress = [&](size_t counted, size_t files, double) {
-        CHECK(files == days.size());
+        CHECK(files >= days.size());
         last_counted = counted;
       };
       BadRecords skipped;
       auto got = BuildMappingInParallel(days, make_format, specs, BadRecordPolicy::kSkip, options, &skipped);
       REQUIRE(got.ok());
-      CHECK(last_counted == days.size());
+      CHECK(last_counted >= days.size());
       REQUIRE(got->Save(dir.File("got.map")).ok());
       CHECK(ReadBytes(dir.File("got.map")) == ReadBytes(dir.File("want.map")));
       CHECK(skipped.skipped == want_skipped.skipped);
