@@ -122,5 +122,33 @@ TEST_CASE("Avazu CSV counts an impossible hour as a bad record", "[data]") {
         dir.File("train.csv") + ":3: bad hour value: hour is '14023124', expected YYMMDDHH");
 }
 
+TEST_CASE("An Avazu file read in pieces checks its header once and gives the whole file's samples", "[data]") {
+  ScratchDir dir;
+  std::string rows;
+  for (int i = 0; i < 40; ++i) rows += kRows;
+  WriteBytes(dir.File("train.csv"), std::string(kHeader) + rows);
+  auto mapping = Dictionary(dir.File("train.csv"));
+  auto whole = TextReader::Open({dir.File("train.csv")}, AvazuCsvFormat(), mapping, BadRecordPolicy::kFail);
+  REQUIRE(whole.ok());
+  const auto want = Drain(**whole);
+  REQUIRE(want.status.ok());
+  REQUIRE(want.samples.size() == 120);
+  for (uint64_t piece_bytes : {uint64_t{100}, uint64_t{777}, uint64_t{5000}}) {
+    auto pieces = SplitIntoPieces(dir.File("train.csv"), piece_bytes);
+    REQUIRE(pieces.ok());
+    REQUIRE(pieces->size() > 1);
+    SampleBlock got;
+    got.Reset((*whole)->schema());
+    for (const TextPiece& piece : *pieces) {
+      auto reader = TextReader::Open(std::vector<TextPiece>{piece}, AvazuCsvFormat(), mapping, BadRecordPolicy::kFail);
+      REQUIRE(reader.ok());
+      const auto part = Drain(**reader);
+      REQUIRE(part.status.ok());
+      got.Append(part.samples, 0, part.samples.size());
+    }
+    CHECK(got == want.samples);
+  }
+}
+
 }  // namespace
 }  // namespace actorrec::data::readers
