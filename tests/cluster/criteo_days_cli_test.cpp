@@ -14,19 +14,29 @@
 
 using namespace actorrec::testing;
 
-TEST_CASE("the Criteo Terabyte recipe converts 24 generated gzipped days in parallel and trains on them", "[cli]") {
-  TempDir dir;
-  // The shipped config, where its relative paths expect it (configs/ beside runs/).
+namespace {
+
+// The shipped Terabyte config in `dir`/configs, where its relative paths
+// expect it (beside runs/), and `days` generated gzipped days of `samples`
+// each in runs/`folder`.
+void ShipConfigAndDays(const TempDir& dir, int days, int samples, const std::string& folder) {
   std::filesystem::create_directories(dir.File("configs"));
   WriteBytes(dir.File("configs/criteo_terabyte.toml"),
              ReadBytes(std::string(ACTORREC_SOURCE_DIR) + "/configs/criteo_terabyte.toml"));
-
-  auto gen = Actorrec(dir, {"data", "gen", "--format", "criteo_days", "--days", "24", "--samples", "96", "--out",
-                            "runs/criteo_terabyte"},
+  auto gen = Actorrec(dir,
+                      {"data", "gen", "--format", "criteo_days", "--days", std::to_string(days), "--samples",
+                       std::to_string(samples), "--out", "runs/" + folder},
                       "gen.log");
   INFO(gen.output);
   REQUIRE(gen.code == 0);
-  CHECK_THAT(gen.output, Catch::Contains("Bayes-optimal AUC of day_23 (the eval day)"));
+  CHECK_THAT(gen.output, Catch::Contains("Bayes-optimal AUC of day_" + std::to_string(days - 1) + " (the eval day)"));
+}
+
+}  // namespace
+
+TEST_CASE("the Criteo Terabyte recipe converts 24 generated gzipped days in parallel and trains on them", "[cli]") {
+  TempDir dir;
+  ShipConfigAndDays(dir, 24, 96, "criteo_terabyte");
   for (int day = 0; day < 24; ++day) {
     const std::string bytes = ReadBytes(dir.File("runs/criteo_terabyte/day_" + std::to_string(day) + ".gz"));
     REQUIRE(bytes.size() > 2);
@@ -74,14 +84,7 @@ TEST_CASE("the Criteo Terabyte recipe converts 24 generated gzipped days in para
 
 TEST_CASE("one big plain Criteo file converts in pieces on several threads to the bytes of one thread", "[cli]") {
   TempDir dir;
-  std::filesystem::create_directories(dir.File("configs"));
-  WriteBytes(dir.File("configs/criteo_terabyte.toml"),
-             ReadBytes(std::string(ACTORREC_SOURCE_DIR) + "/configs/criteo_terabyte.toml"));
-  auto gen = Actorrec(dir, {"data", "gen", "--format", "criteo_days", "--days", "2", "--samples", "12000", "--out",
-                            "runs/days"},
-                      "gen.log");
-  INFO(gen.output);
-  REQUIRE(gen.code == 0);
+  ShipConfigAndDays(dir, 2, 12000, "days");
   // Criteo Kaggle ships one plain train.txt: day 0, uncompressed (3.2 MB).
   const std::string unzip = "gzip -dc '" + dir.File("runs/days/day_0.gz") + "' > '" + dir.File("runs/train.txt") + "'";
   REQUIRE(std::system(unzip.c_str()) == 0);
