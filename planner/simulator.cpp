@@ -146,10 +146,14 @@ SimResult Simulate(const std::vector<BatchTrace>& trace, const Workload& work, c
     serve_background(all_computed, -1);
     times.critical_end = all_reduce(work.dense_bytes + static_cast<double>(t.critical) * work.sync_row_bytes,
                                     all_computed);
-    times.delayed_end = times.critical_end;
-    const double delayed_s =
-        AllReduceSeconds(static_cast<double>(t.delayed) * work.sync_row_bytes, w, work.collective, hw);
-    if (delayed_s > 0) background.queue.push_back({b, times.critical_end, delayed_s});
+    const double delayed_bytes = static_cast<double>(t.delayed) * work.sync_row_bytes;
+    if (options.delayed_yields) {
+      times.delayed_end = times.critical_end;
+      const double delayed_s = AllReduceSeconds(delayed_bytes, w, work.collective, hw);
+      if (delayed_s > 0) background.queue.push_back({b, times.critical_end, delayed_s});
+    } else {
+      times.delayed_end = all_reduce(delayed_bytes, times.critical_end);
+    }
     std::fill(step_end.begin(), step_end.end(), times.critical_end);
     double ack = times.critical_end;
     for (uint32_t k = 0; k < w; ++k) {

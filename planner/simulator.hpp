@@ -14,7 +14,8 @@
 //    every trainer's link, started when every trainer has computed b);
 //    (4) the write-backs of b, each trainer to every shard host, after the
 //    critical sync;
-//  - the delayed sync of b is background work: it runs only while every
+//  - the delayed sync of b is background work (SimOptions::delayed_yields;
+//    else it follows b's critical sync at once): it runs only while every
 //    trainer link is idle, from the end of b's critical sync, and yields to
 //    every other transfer (the next critical sync first), resuming after
 //    it; batch b + 2 may read its rows, so b + 2 computes only once it has
@@ -52,6 +53,11 @@ BatchTrace TraceOf(const oracle::BatchPlan& plan);
 
 struct SimOptions {
   double compute_s = 0;  // one trainer's compute of one batch
+  // true: the delayed sync yields to every other transfer (the rules above);
+  // false: it runs as the sync_scheduler actor runs it today, in arrival
+  // order right after its batch's critical sync, holding the trainers'
+  // links until it ends (actors/sync/sync_scheduler_actor.hpp).
+  bool delayed_yields = true;
 };
 
 // Times of one batch (seconds from the start).

@@ -85,12 +85,16 @@ TEST_CASE("the simulator hides a prefetch of the next batch behind compute", "[p
   CHECK(r.fetch_wait_s == Approx(0));
 }
 
-TEST_CASE("the simulator's delayed sync yields to the next critical sync", "[planner]") {
+// Three batches, nothing fetched: batch 0 syncs 2 critical and 5 delayed
+// rows, batch 1 one critical row, batch 2 nothing.
+static std::vector<BatchTrace> DelayedTrace() {
   BatchTrace first = Batch({0, 0}, {0, 0}, 2, -1, true);
   first.delayed = 5;
-  const std::vector<BatchTrace> trace = {first, Batch({0, 0}, {0, 0}, 1, -1, true),
-                                         Batch({0, 0}, {0, 0}, 0, -1, true)};
-  const SimResult r = Simulate(trace, Two(), Unit(), SimOptions{10});
+  return {first, Batch({0, 0}, {0, 0}, 1, -1, true), Batch({0, 0}, {0, 0}, 0, -1, true)};
+}
+
+TEST_CASE("the simulator's delayed sync yields to the next critical sync", "[planner]") {
+  const SimResult r = Simulate(DelayedTrace(), Two(), Unit(), SimOptions{10});
   // Batch 0: compute [0, 10], critical sync of 2 rows [10, 15]; its
   // delayed sync (5 rows: 11 s) runs from 15 while batch 1 computes
   // [15, 25], 10 s of it. Batch 1's critical sync (1 row: 3 s) goes first,
@@ -107,6 +111,20 @@ TEST_CASE("the simulator's delayed sync yields to the next critical sync", "[pla
   CHECK(r.iteration_s == Approx(12));              // (39 − 15) / 2
   CHECK(r.sync_wait_s == Approx(1.5));             // (3 + 0) / 2
   CHECK(r.fetch_wait_s == Approx(0.5));            // (0 + 1) / 2: batch 2 waits for the delayed sync
+}
+
+TEST_CASE("the simulator's delayed sync in arrival order holds the links until it ends", "[planner]") {
+  // The trace of the test above, as the sync_scheduler runs it today.
+  SimOptions fifo{10};
+  fifo.delayed_yields = false;
+  const SimResult r = Simulate(DelayedTrace(), Two(), Unit(), fifo);
+  // Delayed [15, 26]; batch 1 computes [15, 25] and its critical sync
+  // waits for the delayed one: [26, 29]; batch 2 computes [29, 39].
+  CHECK(r.batches[0].delayed_end == Approx(26));
+  CHECK(r.batches[1].critical_end == Approx(29));
+  CHECK(r.batches[2].critical_end == Approx(39));
+  CHECK(r.sync_wait_s == Approx(2));  // (4 + 0) / 2
+  CHECK(r.fetch_wait_s == Approx(0));
 }
 
 TEST_CASE("the simulator's delayed sync that fits in the next compute costs nothing", "[planner]") {
