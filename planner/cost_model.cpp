@@ -16,10 +16,28 @@ double LinkSeconds(double bytes, const HardwareProfile& hw) {
   return bytes <= 0 ? 0.0 : bytes / hw.network_bw + hw.network_latency;
 }
 
-double AllReduceSeconds(double bytes, uint32_t trainers, const HardwareProfile& hw) {
+Collective CollectiveFor(const std::string& name, const HardwareProfile& hw) {
+  if (name == "nccl" || (name == "auto" && hw.host_device_bw > 0)) return Collective::kAllGather;
+  return Collective::kChain;
+}
+
+double ComputeShare(double cores, uint32_t trainers, uint32_t others) {
+  const double busy = static_cast<double>(trainers) + others;
+  if (cores <= 0 || busy <= cores) return 1.0;
+  return cores / busy;
+}
+
+double AllReduceBytes(double bytes, uint32_t trainers, Collective collective) {
   if (trainers <= 1 || bytes <= 0) return 0.0;
-  const double w = trainers;
-  return 2 * (w - 1) / w * bytes / hw.network_bw + 2 * (w - 1) * hw.network_latency;
+  return collective == Collective::kChain ? 2 * bytes : (trainers - 1.0) * bytes;
+}
+
+double AllReduceSeconds(double bytes, uint32_t trainers, Collective collective, const HardwareProfile& hw) {
+  if (trainers <= 1 || bytes <= 0) return 0.0;
+  // The chain's two phases each pass every link's bytes through W − 1 hops;
+  // the all-gather's ring takes W − 1 steps.
+  const double hops = collective == Collective::kChain ? 2 * (trainers - 1.0) : trainers - 1.0;
+  return AllReduceBytes(bytes, trainers, collective) / hw.network_bw + hops * hw.network_latency;
 }
 
 Terms TermsOf(const Workload& work, const PlanRows& rows, const HardwareProfile& hw) {
@@ -28,12 +46,18 @@ Terms TermsOf(const Workload& work, const PlanRows& rows, const HardwareProfile&
   const double slice = work.batch / w;
   Terms t;
   // Dense GEMMs, then three passes over the slice's embedding vectors in
-  // memory: the gather, the gradient's scatter, the optimizer's update.
-  t.compute_s = slice * work.flops_per_sample / hw.gemm_flops +
-                3 * slice * work.lookups_per_sample * work.embedding_bytes / hw.memory_bw;
-  t.dense_sync_s = AllReduceSeconds(work.dense_bytes, work.trainers, hw);
-  t.critical_sync_s = AllReduceSeconds(rows.critical * work.sync_row_bytes, work.trainers, hw);
-  t.delayed_sync_s = AllReduceSeconds(rows.delayed * work.sync_row_bytes, work.trainers, hw);
+  // memory: the gather, the gradient's scatter, the optimizer's update,
+  // at the trainer's share of a core.
+  const double share = work.compute_share > 0 ? std::min(work.compute_share, 1.0) : 1.0;
+  t.compute_s = (slice * work.flops_per_sample / hw.gemm_flops +
+                 3 * slice * work.lookups_per_sample * work.embedding_bytes / hw.memory_bw) /
+                share;
+  // Dense gradients and critical rows travel in one collective.
+  t.dense_sync_s = AllReduceSeconds(work.dense_bytes, work.trainers, work.collective, hw);
+  t.critical_sync_s =
+      AllReduceSeconds(work.dense_bytes + rows.critical * work.sync_row_bytes, work.trainers, work.collective, hw) -
+      t.dense_sync_s;
+  t.delayed_sync_s = AllReduceSeconds(rows.delayed * work.sync_row_bytes, work.trainers, work.collective, hw);
   // The busier of a trainer's link (its own rows) and the shard hosts'
   // links (every trainer's rows, spread over them).
   auto transfer = [&](double all_rows) {
@@ -50,15 +74,15 @@ Terms TermsOf(const Workload& work, const PlanRows& rows, const HardwareProfile&
 Prediction Predict(Mode mode, const Workload& work, const PlanRows& rows, const HardwareProfile& hw) {
   const Terms t = TermsOf(work, rows, hw);
   const double w = std::max<uint32_t>(work.trainers, 1);
-  const double ring = work.trainers > 1 ? 2 * (w - 1) / w : 0.0;  // bytes a rank sends per byte all-reduced
   const double move_bytes = (rows.fetched + rows.evictions) / w * work.row_bytes;
   Prediction p;
   p.mode = mode;
   p.batch_samples = work.batch;
   p.compute_s = t.compute_s;
   const double critical_sync = t.dense_sync_s + t.critical_sync_s;
-  p.critical_bytes = ring * (work.dense_bytes + rows.critical * work.sync_row_bytes);
-  p.background_bytes = ring * rows.delayed * work.sync_row_bytes;
+  p.critical_bytes =
+      AllReduceBytes(work.dense_bytes + rows.critical * work.sync_row_bytes, work.trainers, work.collective);
+  p.background_bytes = AllReduceBytes(rows.delayed * work.sync_row_bytes, work.trainers, work.collective);
   if (FetchOnCriticalPath(mode)) {
     // Barrier b − 1: batch b's fetch waits for b − 1's write-backs, and b
     // waits for its fetch; nothing overlaps compute.

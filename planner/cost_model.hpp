@@ -4,7 +4,9 @@
 // docs/planner.md states every equation; this file is their one place.
 //
 // Steady state of one trainer, all trainers alike (the slices are equal):
-//   compute   C = dense GEMMs + row gathers/scatters in memory
+//   compute   C = dense GEMMs + row gathers/scatters in memory, at the
+//             share of a core the trainer gets on its host (co-located
+//             processes share the host's cores: ComputeShare)
 //   link      each host has one link, full duplex; a trainer's link carries
 //             its fetches in, its write-backs and sync out; a shard's link
 //             carries every trainer's fetches out
@@ -36,6 +38,27 @@ inline constexpr std::array<Mode, 6> kModes = {Mode::kNoCache,    Mode::kStaticH
 // (barrier b − 1: the DirectPlanner's no_cache and static_hot).
 bool FetchOnCriticalPath(Mode mode);
 
+// How the trainers sum (gpu/collectives.hpp), which sets the bytes a sum of
+// n bytes moves per trainer link (each direction):
+//   kChain      TLS and Gloo: the rank-order chain, a reduce 0 → … → W−1
+//               then a broadcast W−1 → 0 → … → W−2, one after the other,
+//               n bytes on every link in each (gpu/chain_schedule.hpp):
+//               2 n / bw + 2 (W − 1) latency;
+//   kAllGather  NCCL: every rank gathers every rank's n bytes, then sums
+//               them in rank order on its GPU: (W − 1) n / bw + (W − 1)
+//               latency (a ring all-gather).
+enum class Collective { kChain, kAllGather };
+// The collective a run's `cluster.collective` gives: "nccl" is the
+// all-gather, "auto" too where the trainers have an accelerator
+// (host_device_bw > 0), the rest the chain.
+Collective CollectiveFor(const std::string& name, const HardwareProfile& hw);
+
+// The share of a core each trainer gets on a host with `cores` cores (0:
+// not known, a core each) running `trainers` trainer threads and `others`
+// other busy threads (the oracle's, the sampler's): min(1, cores / (trainers
+// + others)). Computes at this share of the profile's one-thread rates.
+double ComputeShare(double cores, uint32_t trainers, uint32_t others);
+
 // The shape of one run, from its config.
 struct Workload {
   uint32_t trainers = 1;            // W
@@ -47,7 +70,9 @@ struct Workload {
   double lookups_per_sample = 0;    // embedding ids read per sample (all tables)
   double embedding_bytes = 0;       // bytes of one embedding vector (dim × 4)
   double row_bytes = 0;             // bytes of a row's state (vector + optimizer slots): fetch, write-back
-  double sync_row_bytes = 0;        // bytes of one row's update in the sync (vector + id)
+  double sync_row_bytes = 0;        // bytes of one row's update in the sync (its gradient; the ids are in the plan)
+  Collective collective = Collective::kChain;
+  double compute_share = 1;         // of a core, per trainer (ComputeShare of its host); 0 < share <= 1
 };
 
 // One mode's plan statistics per global batch (PlanStats totals / batches).
@@ -76,9 +101,9 @@ struct Prediction {
 // The terms of one iteration, for tests and the simulator to share.
 struct Terms {
   double compute_s = 0;         // C
-  double dense_sync_s = 0;      // ring all-reduce of the dense gradients
-  double critical_sync_s = 0;   // rank-order sync of the critical rows
-  double delayed_sync_s = 0;    // the same for the delayed rows
+  double dense_sync_s = 0;      // the sum of the dense gradients alone
+  double critical_sync_s = 0;   // what the critical rows add to it (one collective: dense + critical)
+  double delayed_sync_s = 0;    // the sum of the delayed rows (a collective of its own)
   double fetch_s = 0;           // fetches landing in one trainer: its link, the shards' links, host->device
   double write_back_s = 0;      // write-backs leaving one trainer: its link, the shards' links
 };
@@ -87,9 +112,12 @@ Terms TermsOf(const Workload& work, const PlanRows& rows, const HardwareProfile&
 // Seconds to move `bytes` over one link, one message: bytes / bw + latency
 // (0 for no bytes).
 double LinkSeconds(double bytes, const HardwareProfile& hw);
-// A rank-order (or ring) all-reduce of `bytes` over W ranks, each on its own
-// link: 2 (W − 1) / W × bytes / bw + 2 (W − 1) × latency; 0 for W = 1.
-double AllReduceSeconds(double bytes, uint32_t trainers, const HardwareProfile& hw);
+// A sum of `bytes` over W ranks, each on its own link, by `collective`
+// (see Collective); 0 for W = 1 or no bytes.
+double AllReduceSeconds(double bytes, uint32_t trainers, Collective collective, const HardwareProfile& hw);
+// The bytes one rank sends (and receives) in that sum: 2 × bytes for the
+// chain, (W − 1) × bytes for the all-gather; 0 for W = 1.
+double AllReduceBytes(double bytes, uint32_t trainers, Collective collective);
 
 Prediction Predict(Mode mode, const Workload& work, const PlanRows& rows, const HardwareProfile& hw);
 

@@ -54,9 +54,11 @@ Result<HardwareProfile> ParseProfile(const std::string& text, const std::string&
   real("trainer_memory_gib", positive, kGiB, &p.trainer_memory);
   real("shard_memory_gib", positive, kGiB, &p.shard_memory);
   if (hw.present()) {
+    // Optional: profiles written before it stay valid.
+    if (auto v = hw.Real("host_cores", non_negative)) p.host_cores = *v;
     static constexpr std::string_view kKnown[] = {"name",          "gemm_gflops",        "memory_gbps",
                                                   "network_gbit",  "network_latency_us", "host_device_gbps",
-                                                  "trainer_memory_gib", "shard_memory_gib"};
+                                                  "trainer_memory_gib", "shard_memory_gib",   "host_cores"};
     hw.Finish(kKnown);
   }
   static constexpr std::string_view kRoot[] = {"hardware"};
@@ -95,6 +97,7 @@ std::string ProfileToToml(const HardwareProfile& p, const std::string& comment) 
   out += Line("host_device_gbps", p.host_device_bw / 1e9, "host <-> accelerator, GB/s; 0: host memory");
   out += Line("trainer_memory_gib", p.trainer_memory / kGiB, "memory a trainer may give its cache");
   out += Line("shard_memory_gib", p.shard_memory / kGiB, "memory of one embedding shard");
+  if (p.host_cores > 0) out += Line("host_cores", p.host_cores, "cores one host's processes share");
   return out;
 }
 

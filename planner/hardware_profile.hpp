@@ -12,7 +12,9 @@
 //   host_device_gbps = 0.0     # host <-> accelerator, GB/s; 0: trainers compute in host memory
 //   trainer_memory_gib = 16.0  # memory a trainer may give its cache
 //   shard_memory_gib = 64.0    # memory of one embedding shard
-// A file that lacks a key, has one the reader does not know or a value out
+//   host_cores = 2             # optional: cores of one host; 0 or absent:
+//                              # not known, each trainer gets a core of its own
+// A file that lacks a key (but host_cores), has one the reader does not know or a value out
 // of range is an error naming the file, line and key (configs/toml_reader).
 #pragma once
 
@@ -31,6 +33,7 @@ struct HardwareProfile {
   double host_device_bw = 0;   // bytes/s; 0: none (host memory)
   double trainer_memory = 0;   // bytes
   double shard_memory = 0;     // bytes
+  double host_cores = 0;       // cores one host's processes share; 0: not known (a core per trainer)
 };
 
 // Parses a profile; `path` names the file in errors. InvalidArgument with

@@ -10,16 +10,23 @@
 //    order the run issues them: per batch b, (1) the prefetch of the next
 //    batch that is fetched ahead (b + 1 when the plans look ahead, else b
 //    itself), split evenly over the shard hosts; (2) compute; (3) the
-//    critical sync (dense gradients + critical rows, an all-reduce over
+//    critical sync (dense gradients + critical rows, one collective over
 //    every trainer's link, started when every trainer has computed b);
-//    (4) the delayed sync, behind it; (5) the write-backs of b, each
-//    trainer to every shard host, after the critical sync;
+//    (4) the write-backs of b, each trainer to every shard host, after the
+//    critical sync;
+//  - the delayed sync of b is background work (SimOptions::delayed_yields;
+//    else it follows b's critical sync at once): it runs only while every
+//    trainer link is idle, from the end of b's critical sync, and yields to
+//    every other transfer (the next critical sync first), resuming after
+//    it; batch b + 2 may read its rows, so b + 2 computes only once it has
+//    ended (then it runs at once, holding the links);
 //  - a prefetch may start only once every write-back of the batches up to
 //    the plan's barrier is acknowledged (the consistency rule);
 //  - a trainer computes batch b once its rows for b have landed and batch
 //    b − 1's critical sync has ended.
 // Transfers take bytes / bandwidth on their link(s) and arrive one latency
-// later. Nothing is random: the same trace gives the same timeline.
+// later; a collective takes AllReduceSeconds of the workload's collective.
+// Nothing is random: the same trace gives the same timeline.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +53,11 @@ BatchTrace TraceOf(const oracle::BatchPlan& plan);
 
 struct SimOptions {
   double compute_s = 0;  // one trainer's compute of one batch
+  // true: the delayed sync yields to every other transfer (the rules above);
+  // false: it runs as the sync_scheduler actor runs it today, in arrival
+  // order right after its batch's critical sync, holding the trainers'
+  // links until it ends (actors/sync/sync_scheduler_actor.hpp).
+  bool delayed_yields = true;
 };
 
 // Times of one batch (seconds from the start).
@@ -54,7 +66,7 @@ struct BatchTimes {
   double compute_start = 0;    // the last trainer to start
   double compute_end = 0;      // the last trainer to end
   double critical_end = 0;     // the step ends: the next batch may compute
-  double delayed_end = 0;
+  double delayed_end = 0;     // the delayed sync's end (the critical end when there is none)
   double write_back_ack = 0;   // every write-back of the batch acknowledged
 };
 
@@ -65,7 +77,8 @@ struct SimResult {
   // start): the step time, and where each trainer's time went.
   double iteration_s = 0;
   double compute_s = 0;
-  double fetch_wait_s = 0;         // between the previous step's end and compute (rows not there yet)
+  double fetch_wait_s = 0;         // between the previous step's end and compute (rows not there yet,
+                                   // or the delayed sync of b − 2 not ended)
   double sync_wait_s = 0;          // between compute's end and the critical sync's end
 };
 

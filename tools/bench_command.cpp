@@ -29,6 +29,7 @@ struct BenchFlags {
   bool profile = false;
   std::string out = "runs/bench";
   std::string hardware;  // simulate: a profile instead of the built-in Bagpipe-like one
+  std::string collective = "auto";  // simulate: the trainers' collective
   bool vs_pytorch = false;  // train: also the same DLRM in PyTorch (tools/bench/dlrm_torch.py)
 };
 
@@ -243,6 +244,7 @@ int RunBench(const BenchFlags& flags) {
     if (flags.what == "simulate" || flags.what == "all") {
       SimulateFlags sim;
       sim.hardware = flags.hardware;
+      sim.collective = flags.collective;
       if (flags.full) sim.trainers = {8, 16, 32, 64, 128}, sim.batches = 30;
       if (const int code = RunSimulate(sim, dir, &written); code != kExitOk) return code;
     }
@@ -277,6 +279,10 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
                     "simulate: the hardware profile (TOML) of the simulated cluster; default: a built-in one "
                     "like Bagpipe's testbed (V100 trainers, 10 Gbit/s; docs/planner.md)")
       ->check(CLI::ExistingFile);
+  bench->add_option("--collective", flags->collective,
+                    "simulate: cluster.collective of the simulated trainers: auto (NCCL's all-gather where the "
+                    "profile has GPUs, the default), nccl, tls or gloo (the chain; docs/planner.md)")
+      ->check(CLI::IsMember({"auto", "nccl", "tls", "gloo"}));
   bench->callback([flags] {
     if (flags->what.empty() && !flags->profile) {
       throw CLI::ValidationError("bench",

@@ -157,12 +157,13 @@ Result<MeasuredProfile> MeasureProfile() {
   const double total = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGESIZE));
   p.trainer_memory = total / 2;
   p.shard_memory = total / 2;
+  p.host_cores = static_cast<double>(std::max<long>(::sysconf(_SC_NPROCESSORS_ONLN), 1));
   m.how = "gemm_gflops: sgemm of the default DLRM's MLP shapes, forward and both gradients, one thread, slice "
           "1024, best of 5 (" +
           choice->name +
           ")\nmemory_gbps: memcpy of 64 MiB, bytes read + written, best of 5\n"
           "network: TCP on 127.0.0.1, 256 MiB in 1 MiB writes; latency half the median of 2000 one-byte round "
-          "trips\nmemory: half of this machine's RAM each for the trainers and the shards";
+          "trips\nmemory: half of this machine's RAM each for the trainers and the shards\nhost_cores: the cores online";
   return m;
 }
 

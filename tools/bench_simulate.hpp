@@ -17,6 +17,7 @@ struct SimulateFlags {
   std::vector<int> trainers = {8};  // one simulation per W
   uint64_t batches = 12;            // plans replayed per mode
   std::string hardware;             // a profile; empty: the built-in Bagpipe-like one
+  std::string collective = "auto";  // cluster.collective: auto (NCCL where the profile has GPUs), nccl, tls, gloo
 };
 
 // Returns the exit code; adds the files it wrote to *written.

@@ -38,6 +38,7 @@ struct PlanFlags {
   std::string out = "-";
   std::optional<uint32_t> trainer;
   bool recommend = false;
+  bool one_host = false;
   std::string hardware;
 };
 
@@ -51,7 +52,7 @@ int RunPlan(const PlanFlags& flags) {
   if (!LoadConfigFlags(flags.config, "plan", std::cerr, &cfg)) return kExitUsage;
   // Readers may log; the log goes to stderr, the plans (maybe) to stdout.
   if (!InitLogging("plan", "warn")) return Fail(kExitFailure, "cannot start logging");
-  if (flags.recommend) return RunRecommend(cfg, flags.batches, flags.hardware, std::cout, std::cerr);
+  if (flags.recommend) return RunRecommend(cfg, flags.batches, flags.hardware, flags.one_host, std::cout, std::cerr);
 
   std::ofstream file;
   std::ostream* out = &std::cout;
@@ -125,6 +126,9 @@ std::function<int()> AddPlanCommand(CLI::App& app) {
   plan->add_option("--hardware", flags->hardware,
                    "hardware profile (TOML) for --recommend: `actorrec bench --profile` writes this machine's")
       ->check(CLI::ExistingFile);
+  plan->add_flag("--one-host", flags->one_host,
+                 "for --recommend: every member of the topology runs on one host and shares its host_cores (the "
+                 "network testbed); default: members at one address share a host");
   plan->callback([flags] {
     if (flags->recommend && flags->hardware.empty()) {
       throw CLI::ValidationError("--recommend", "needs --hardware FILE (actorrec bench --profile measures one)");

@@ -57,7 +57,7 @@ std::string Fixed(double v, int digits) {
 }  // namespace
 
 int RunRecommend(const config::Config& base, uint64_t sample_batches, const std::string& hardware_path,
-                 std::ostream& out, std::ostream& err) {
+                 bool one_host, std::ostream& out, std::ostream& err) {
   auto loaded = planner::LoadProfile(hardware_path);
   if (!loaded.ok()) {
     err << "actorrec plan: " << loaded.status().message() << "\n";
@@ -73,7 +73,7 @@ int RunRecommend(const config::Config& base, uint64_t sample_batches, const std:
     err << "actorrec plan: " << why << "\n";
     return kExitFailure;
   }
-  auto workload = WorkloadOf(base, info);
+  auto workload = WorkloadOf(base, info, hw, one_host);
   if (!workload.ok()) return err << "actorrec plan: " << workload.status().message() << "\n", kExitFailure;
   const planner::Workload work = *workload;
   uint64_t total_rows = 0;
@@ -81,11 +81,15 @@ int RunRecommend(const config::Config& base, uint64_t sample_batches, const std:
 
   out << "hardware " << hw.name << " (" << hardware_path << "): " << Fixed(hw.gemm_flops / 1e9, 1) << " GFLOP/s, "
       << Fixed(hw.memory_bw / 1e9, 1) << " GB/s memory, " << Fixed(hw.network_bw * 8 / 1e9, 2) << " Gbit/s links, "
-      << Fixed(hw.network_latency * 1e6, 1) << " us latency\n"
+      << Fixed(hw.network_latency * 1e6, 1) << " us latency, "
+      << (hw.host_cores > 0 ? Fixed(hw.host_cores, 0) : std::string("?")) << " cores a host\n"
       << "run: " << work.trainers << " trainer(s), " << work.shards << " shard(s) on " << work.shard_hosts
       << " host(s), " << Fixed(work.flops_per_sample / 1e6, 2) << " MFLOP/sample, "
       << Fixed(work.dense_bytes / 1e6, 2) << " MB dense, rows of " << work.row_bytes << " bytes, "
-      << Fixed(work.lookups_per_sample, 1) << " ids/sample; sample: " << sample_batches << " batch(es)\n\n";
+      << Fixed(work.lookups_per_sample, 1) << " ids/sample; each trainer computes at "
+      << Fixed(work.compute_share, 2) << " of a core, sums by "
+      << (work.collective == planner::Collective::kChain ? "the chain" : "all-gather") << "; sample: " << sample_batches
+      << " batch(es)\n\n";
 
   // The search, in the configured mode: batch size, cache rows and L.
   const config::Mode mode = base.training.mode;

@@ -14,7 +14,9 @@
 namespace actorrec {
 
 // Returns the exit code: 0, 1 (data, planning), 2 (the profile).
+// `one_host`: every member of the topology shares one host's cores (the
+// network testbed; WorkloadOf).
 int RunRecommend(const config::Config& cfg, uint64_t sample_batches, const std::string& hardware_path,
-                 std::ostream& out, std::ostream& err);
+                 bool one_host, std::ostream& out, std::ostream& err);
 
 }  // namespace actorrec

@@ -1,6 +1,9 @@
 // Planning a config's first batches.
 #include "tools/plan_sample.hpp"
 
+#include <algorithm>
+#include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -59,7 +62,8 @@ Status PlanConfig(const config::Config& cfg, PlanSample* sample, std::ostream* o
   return s;
 }
 
-Result<planner::Workload> WorkloadOf(const config::Config& cfg, const PlanSample& sample) {
+Result<planner::Workload> WorkloadOf(const config::Config& cfg, const PlanSample& sample,
+                                     const planner::HardwareProfile& hw, bool one_host) {
   const models::ModelSpec spec = models::SpecOf(cfg.model, static_cast<uint32_t>(sample.schema.num_dense()),
                                                 static_cast<uint32_t>(sample.schema.num_tables()));
   auto choice = gpu::ChooseBackend("cpu");
@@ -81,7 +85,22 @@ Result<planner::Workload> WorkloadOf(const config::Config& cfg, const PlanSample
   work.lookups_per_sample = sample.ids_per_sample;
   work.embedding_bytes = static_cast<double>((*model)->embedding_width()) * sizeof(float);
   work.row_bytes = static_cast<double>(rows.row_floats()) * sizeof(float);
-  work.sync_row_bytes = work.embedding_bytes + sizeof(uint64_t);  // the row's gradient and its id
+  // The sync carries a row's gradient; its id is in every trainer's plan.
+  work.sync_row_bytes = work.embedding_bytes;
+  work.collective = planner::CollectiveFor(cfg.cluster.collective, hw);
+  // Busy threads per host: a trainer's compute, the sampler's and the
+  // oracle's work (they run beside the trainers, batch by batch).
+  std::map<std::string, std::pair<uint32_t, uint32_t>> hosts;  // address -> trainers, other busy threads
+  for (const auto& m : cfg.cluster.members) {
+    auto& host = hosts[one_host ? std::string() : m.address];
+    host.first += static_cast<uint32_t>(m.trainers);
+    host.second += m.Has(config::Role::kSampler) + m.Has(config::Role::kOracle);
+  }
+  for (const auto& [address, host] : hosts) {
+    if (host.first > 0) {
+      work.compute_share = std::min(work.compute_share, planner::ComputeShare(hw.host_cores, host.first, host.second));
+    }
+  }
   return work;
 }
 

@@ -32,11 +32,16 @@ struct PlanSample {
 // when the cache is too small for L, else the reader's error.
 Status PlanConfig(const config::Config& cfg, PlanSample* sample, std::ostream* out, oracle::DumpReport* report);
 
-// The cost model's view of a run: the config's cluster (W trainers, S
-// shards on the members that host them), batch, its model's dense FLOPs per
-// sample and parameter bytes (the model built on the CPU backend), the row
-// sizes of its sparse optimizer and the ids per sample a PlanConfig read.
-Result<planner::Workload> WorkloadOf(const config::Config& cfg, const PlanSample& sample);
+// The cost model's view of a run on `hw`: the config's cluster (W trainers,
+// S shards on the members that host them), batch, its model's dense FLOPs
+// per sample and parameter bytes (the model built on the CPU backend), the
+// row sizes of its sparse optimizer, the ids per sample a PlanConfig read,
+// the collective of `cluster.collective` on hw, and the share of a core each
+// trainer gets: members at one address share a host's hw.host_cores, every
+// member does when `one_host` (the network testbed: every emulated host on
+// this machine); the busiest host with trainers sets it.
+Result<planner::Workload> WorkloadOf(const config::Config& cfg, const PlanSample& sample,
+                                     const planner::HardwareProfile& hw, bool one_host = false);
 
 // Rows per batch of the plans a PlanConfig made.
 planner::PlanRows RowsOf(const oracle::PlanStats& stats);

@@ -291,3 +291,37 @@ TEST_CASE("plan --recommend needs a hardware profile, and a bad one is named", "
   CHECK(r.code == 2);
   CHECK_THAT(r.output, Catch::Contains("hw.toml") && Catch::Contains("hardware.gemm_gflops"));
 }
+
+TEST_CASE("plan --recommend shares a host's cores between its trainers, the sampler and the oracle", "[cli][plan]") {
+  TempDir dir;
+  const std::string base = R"([hardware]
+name = "test hosts"
+gemm_gflops = 0.001
+memory_gbps = 0.001
+network_gbit = 1
+network_latency_us = 100
+host_device_gbps = 0
+trainer_memory_gib = 1
+shard_memory_gib = 1
+)";
+  // Slow rates, so that compute shows in whole milliseconds.
+  const std::string config = Config(dir, 4096, "lrpp_delayed");
+  // The first configured lrpp_delayed line's compute ms.
+  auto compute_ms = [](const std::string& output) {
+    std::smatch m;
+    REQUIRE(std::regex_search(output, m, std::regex(R"(\n  lrpp_delayed +([0-9.]+))")));
+    return std::stod(m[1].str());
+  };
+  auto own = Actorrec(dir, {"plan", "--config", config, "--batches", "2", "--recommend", "--hardware",
+                            dir.Write("own.toml", base)});
+  INFO(own.output);
+  REQUIRE(own.code == 0);
+  CHECK_THAT(own.output, Catch::Contains("each trainer computes at 1.00 of a core"));
+  // One member on 2 cores: 2 trainers, the sampler and the oracle: half a core each.
+  auto shared = Actorrec(dir, {"plan", "--config", config, "--batches", "2", "--recommend", "--hardware",
+                               dir.Write("shared.toml", base + "host_cores = 2\n"), "--one-host"});
+  INFO(shared.output);
+  REQUIRE(shared.code == 0);
+  CHECK_THAT(shared.output, Catch::Contains("2 cores a host") && Catch::Contains("computes at 0.50 of a core"));
+  CHECK(compute_ms(shared.output) == Approx(2 * compute_ms(own.output)).epsilon(0.01));
+}

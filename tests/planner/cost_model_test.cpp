@@ -1,5 +1,6 @@
 // The cost model on cases computed by hand (docs/planner.md's equations):
-// round rates, two trainers, one shard host.
+// round rates, two trainers, one shard host, the chain collective (a sum of
+// x bytes over W ranks: 2 x / bw + 2 (W - 1) latency).
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -53,10 +54,12 @@ TEST_CASE("the cost model's terms of one iteration, by hand", "[planner]") {
   const Terms t = TermsOf(Two(), Rows(), Slow());
   // 50 × 1e6 / 1e9 + 3 × 50 × 10 × 8 / 1e9
   CHECK(t.compute_s == Approx(0.050012));
-  // all-reduce over 2: 2 (2 − 1) / 2 × bytes / 1e6 + 2 × 1 ms
-  CHECK(t.dense_sync_s == Approx(1000 / 1e6 + 0.002));
-  CHECK(t.critical_sync_s == Approx(600 / 1e6 + 0.002));
-  CHECK(t.delayed_sync_s == Approx(360 / 1e6 + 0.002));
+  // the chain over 2: 2 × bytes / 1e6 + 2 × 1 ms
+  CHECK(t.dense_sync_s == Approx(2000 / 1e6 + 0.002));
+  // dense and critical rows in one collective: (1000 + 50 × 12) bytes take
+  // 0.0032 + 0.002, of which the dense alone 0.004
+  CHECK(t.critical_sync_s == Approx(0.0052 - 0.004));
+  CHECK(t.delayed_sync_s == Approx(720 / 1e6 + 0.002));
   // the shard host's link carries all 100 fetched rows (1600 bytes), more
   // than a trainer's 50: 1600 / 1e6 + 1 ms
   CHECK(t.fetch_s == Approx(0.0026));
@@ -65,22 +68,22 @@ TEST_CASE("the cost model's terms of one iteration, by hand", "[planner]") {
 
 TEST_CASE("the cost model puts no_cache's fetches on the critical path and hides lrpp_delayed's", "[planner]") {
   const Prediction lazy = Predict(Mode::kLrppDelayed, Two(), Rows(), Slow());
-  // The link is busy 0.0056 + 0.0026 + 0.00236 s, less than C + critical
+  // The link is busy 0.0052 + 0.0026 + 0.00272 s, less than C + critical
   // sync: nothing but the critical sync shows.
   CHECK(lazy.compute_s == Approx(0.050012));
   CHECK(lazy.exposed_fetch_s == Approx(0.0));
-  CHECK(lazy.exposed_sync_s == Approx(0.0056));
-  CHECK(lazy.iteration_s == Approx(0.055612));
-  CHECK(lazy.critical_bytes == Approx(1600));           // (1000 + 50 × 12) × 2 (2 − 1) / 2
-  CHECK(lazy.background_bytes == Approx(360 + 1440));  // delayed sync + (100 + 80) / 2 rows of 16 bytes
+  CHECK(lazy.exposed_sync_s == Approx(0.0052));
+  CHECK(lazy.iteration_s == Approx(0.055212));
+  CHECK(lazy.critical_bytes == Approx(3200));          // 2 × (1000 + 50 × 12): the chain sends twice
+  CHECK(lazy.background_bytes == Approx(720 + 1440));  // delayed sync + (100 + 80) / 2 rows of 16 bytes
   CHECK(lazy.Dominant() == "compute");
-  CHECK(lazy.samples_per_s() == Approx(100 / 0.055612));
+  CHECK(lazy.samples_per_s() == Approx(100 / 0.055212));
 
   const Prediction none = Predict(Mode::kNoCache, Two(), Rows(), Slow());
   CHECK(none.exposed_fetch_s == Approx(0.0026 + 0.00228));
-  CHECK(none.exposed_sync_s == Approx(0.0056 + 0.00236));
-  CHECK(none.iteration_s == Approx(0.050012 + 0.00488 + 0.00796));
-  CHECK(none.critical_bytes == Approx(1600 + 1440));
+  CHECK(none.exposed_sync_s == Approx(0.0052 + 0.00272));
+  CHECK(none.iteration_s == Approx(0.050012 + 0.00488 + 0.00792));
+  CHECK(none.critical_bytes == Approx(3200 + 1440));
   CHECK(FetchOnCriticalPath(Mode::kStaticHot));
   CHECK_FALSE(FetchOnCriticalPath(Mode::kIdeal));
 }
@@ -89,13 +92,49 @@ TEST_CASE("a link-bound lookahead mode runs at its link's busy time", "[planner]
   HardwareProfile hw = Slow();
   hw.network_bw = 1e4;  // 100× slower links
   const Prediction p = Predict(Mode::kLrppDelayed, Two(), Rows(), hw);
-  // dense 0.102 + critical 0.062 + max(fetch 0.161, write-back 0.129) +
-  // delayed 0.038 = 0.363 > C + 0.164 = 0.214012
-  CHECK(p.iteration_s == Approx(0.363));
-  const double excess = 0.363 - 0.214012;
-  CHECK(p.exposed_fetch_s == Approx(excess * 0.161 / (0.161 + 0.038)));
-  CHECK(p.exposed_sync_s == Approx(0.164 + excess * 0.038 / (0.161 + 0.038)));
+  // dense + critical 0.322 + max(fetch 0.161, write-back 0.129) + delayed
+  // 0.074 = 0.557 > C + 0.322 = 0.372012
+  CHECK(p.iteration_s == Approx(0.557));
+  const double excess = 0.557 - 0.372012;
+  CHECK(p.exposed_fetch_s == Approx(excess * 0.161 / (0.161 + 0.074)));
+  CHECK(p.exposed_sync_s == Approx(0.322 + excess * 0.074 / (0.161 + 0.074)));
   CHECK(p.Dominant() == "sync");
+}
+
+TEST_CASE("the chain and the all-gather move different bytes at W = 8", "[planner]") {
+  const HardwareProfile hw = Slow();
+  // The chain: 2 × 1000 bytes on every link, 14 hops of 1 ms.
+  CHECK(AllReduceBytes(1000, 8, Collective::kChain) == Approx(2000));
+  CHECK(AllReduceSeconds(1000, 8, Collective::kChain, hw) == Approx(0.002 + 0.014));
+  // NCCL's all-gather: 7 × 1000 bytes in, 7 steps.
+  CHECK(AllReduceBytes(1000, 8, Collective::kAllGather) == Approx(7000));
+  CHECK(AllReduceSeconds(1000, 8, Collective::kAllGather, hw) == Approx(0.007 + 0.007));
+  CHECK(AllReduceSeconds(1000, 1, Collective::kAllGather, hw) == 0);
+  CHECK(AllReduceSeconds(0, 8, Collective::kChain, hw) == 0);
+  // Which one a config's cluster.collective gives.
+  HardwareProfile gpu = hw;
+  gpu.host_device_bw = 1e10;
+  CHECK(CollectiveFor("nccl", hw) == Collective::kAllGather);
+  CHECK(CollectiveFor("auto", gpu) == Collective::kAllGather);
+  CHECK(CollectiveFor("auto", hw) == Collective::kChain);
+  CHECK(CollectiveFor("tls", gpu) == Collective::kChain);
+  CHECK(CollectiveFor("gloo", hw) == Collective::kChain);
+}
+
+TEST_CASE("trainers that share a host's cores with other busy threads compute slower", "[planner]") {
+  CHECK(ComputeShare(2, 2, 2) == Approx(0.5));  // the testbed: 2 trainers, sampler and oracle on 2 cores
+  CHECK(ComputeShare(2, 2, 1) == Approx(2.0 / 3));
+  CHECK(ComputeShare(4, 2, 1) == 1);  // enough cores
+  CHECK(ComputeShare(0, 8, 2) == 1);  // cores not known
+  Workload half = Two();
+  half.compute_share = 0.5;
+  const Terms t = TermsOf(half, Rows(), Slow());
+  CHECK(t.compute_s == Approx(2 * 0.050012));
+  CHECK(t.fetch_s == Approx(0.0026));  // the links are not shared
+  // An all-gather at W = 2: 1 × bytes, 1 step.
+  Workload gather = Two();
+  gather.collective = Collective::kAllGather;
+  CHECK(TermsOf(gather, Rows(), Slow()).dense_sync_s == Approx(1000 / 1e6 + 0.001));
 }
 
 TEST_CASE("one trainer syncs nothing, and an accelerator adds the host-to-device copy", "[planner]") {

@@ -32,6 +32,19 @@ TEST_CASE("a hardware profile reads its rates in SI units", "[planner]") {
   CHECK(p->host_device_bw == 0);
   CHECK(p->trainer_memory == Approx(2.0 * 1024 * 1024 * 1024));
   CHECK(p->shard_memory == Approx(4.0 * 1024 * 1024 * 1024));
+  CHECK(p->host_cores == 0);  // optional: not known
+}
+
+TEST_CASE("a hardware profile may give its host's cores", "[planner]") {
+  auto p = ParseProfile(std::string(kGood) + "host_cores = 2\n", "hw.toml");
+  REQUIRE(p.ok());
+  CHECK(p->host_cores == 2);
+  auto again = ParseProfile(ProfileToToml(*p, ""), "again.toml");
+  REQUIRE(again.ok());
+  CHECK(again->host_cores == 2);
+  auto bad = ParseProfile(std::string(kGood) + "host_cores = -2\n", "hw.toml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.status().message(), Catch::Contains("hw.toml:10") && Catch::Contains("hardware.host_cores"));
 }
 
 TEST_CASE("a hardware profile written as TOML reads back to the same values", "[planner]") {

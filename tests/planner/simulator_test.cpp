@@ -1,7 +1,7 @@
 // The cluster simulator on small traces whose timeline is worked out by
 // hand: 2 trainers, 1 shard host, links of 1 byte/s with 0.5 s latency,
-// rows of 1 byte, compute of 10 s (so an all-reduce of x bytes over the 2
-// trainers takes x + 1 s: 2 (2 − 1) / 2 · x / 1 + 2 · 0.5).
+// rows of 1 byte, compute of 10 s (so the chain's sum of x bytes over the
+// 2 trainers takes 2x + 1 s: 2 · x / 1 + 2 (2 − 1) · 0.5).
 #include <catch2/catch.hpp>
 
 #include "planner/simulator.hpp"
@@ -51,23 +51,23 @@ TEST_CASE("the simulator puts a fetch that waits for the previous write-backs on
   REQUIRE(r.batches.size() == 2);
   // Batch 0: trainer 0's 2 rows [0, 2] land at 2.5; trainer 1's 4 rows wait
   // for the shard's link: [2, 6], land at 6.5. Compute ends at 12.5 and
-  // 16.5; the critical sync of 3 rows takes 4 s: 20.5. Write-backs of one
-  // row each, one after the other on the shard's link: [20.5, 21.5],
-  // [21.5, 22.5], acknowledged at 23.
+  // 16.5; the critical sync of 3 rows takes 7 s: 23.5. Write-backs of one
+  // row each, one after the other on the shard's link: [23.5, 24.5],
+  // [24.5, 25.5], acknowledged at 26.
   CHECK(r.batches[0].fetch_done == Approx(6.5));
   CHECK(r.batches[0].compute_start == Approx(6.5));
   CHECK(r.batches[0].compute_end == Approx(16.5));
-  CHECK(r.batches[0].critical_end == Approx(20.5));
-  CHECK(r.batches[0].write_back_ack == Approx(23));
-  // Batch 1: its fetch starts at 23: [23, 25] and [25, 27], land at 25.5
-  // and 27.5; compute ends at 37.5, nothing to sync.
-  CHECK(r.batches[1].fetch_done == Approx(27.5));
-  CHECK(r.batches[1].compute_end == Approx(37.5));
-  CHECK(r.batches[1].critical_end == Approx(37.5));
-  CHECK(r.makespan == Approx(37.5));
-  CHECK(r.iteration_s == Approx(17));    // 37.5 − 20.5
+  CHECK(r.batches[0].critical_end == Approx(23.5));
+  CHECK(r.batches[0].write_back_ack == Approx(26));
+  // Batch 1: its fetch starts at 26: [26, 28] and [28, 30], land at 28.5
+  // and 30.5; compute ends at 40.5, nothing to sync.
+  CHECK(r.batches[1].fetch_done == Approx(30.5));
+  CHECK(r.batches[1].compute_end == Approx(40.5));
+  CHECK(r.batches[1].critical_end == Approx(40.5));
+  CHECK(r.makespan == Approx(40.5));
+  CHECK(r.iteration_s == Approx(17));  // 40.5 − 23.5
   CHECK(r.compute_s == Approx(10));
-  CHECK(r.fetch_wait_s == Approx(7));    // 27.5 − 20.5
+  CHECK(r.fetch_wait_s == Approx(7));  // 30.5 − 23.5
   CHECK(r.sync_wait_s == Approx(0));
 }
 
@@ -85,17 +85,57 @@ TEST_CASE("the simulator hides a prefetch of the next batch behind compute", "[p
   CHECK(r.fetch_wait_s == Approx(0));
 }
 
-TEST_CASE("the simulator's delayed sync runs after the critical sync on the same links", "[planner]") {
+// Three batches, nothing fetched: batch 0 syncs 2 critical and 5 delayed
+// rows, batch 1 one critical row, batch 2 nothing.
+static std::vector<BatchTrace> DelayedTrace() {
   BatchTrace first = Batch({0, 0}, {0, 0}, 2, -1, true);
   first.delayed = 5;
-  const std::vector<BatchTrace> trace = {first, Batch({0, 0}, {0, 0}, 1, -1, true)};
+  return {first, Batch({0, 0}, {0, 0}, 1, -1, true), Batch({0, 0}, {0, 0}, 0, -1, true)};
+}
+
+TEST_CASE("the simulator's delayed sync yields to the next critical sync", "[planner]") {
+  const SimResult r = Simulate(DelayedTrace(), Two(), Unit(), SimOptions{10});
+  // Batch 0: compute [0, 10], critical sync of 2 rows [10, 15]; its
+  // delayed sync (5 rows: 11 s) runs from 15 while batch 1 computes
+  // [15, 25], 10 s of it. Batch 1's critical sync (1 row: 3 s) goes first,
+  // [25, 28], where first come first served would have started it at 26.
+  CHECK(r.batches[0].critical_end == Approx(15));
+  CHECK(r.batches[1].compute_start == Approx(15));
+  CHECK(r.batches[1].critical_end == Approx(28));
+  // The last second of the delayed sync runs after it, [28, 29]: batch 2
+  // may read its rows, so it computes from 29, not 28.
+  CHECK(r.batches[0].delayed_end == Approx(29));
+  CHECK(r.batches[2].compute_start == Approx(29));
+  CHECK(r.batches[2].critical_end == Approx(39));
+  CHECK(r.batches[1].delayed_end == Approx(28));  // none: its critical end
+  CHECK(r.iteration_s == Approx(12));              // (39 − 15) / 2
+  CHECK(r.sync_wait_s == Approx(1.5));             // (3 + 0) / 2
+  CHECK(r.fetch_wait_s == Approx(0.5));            // (0 + 1) / 2: batch 2 waits for the delayed sync
+}
+
+TEST_CASE("the simulator's delayed sync in arrival order holds the links until it ends", "[planner]") {
+  // The trace of the test above, as the sync_scheduler runs it today.
+  SimOptions fifo{10};
+  fifo.delayed_yields = false;
+  const SimResult r = Simulate(DelayedTrace(), Two(), Unit(), fifo);
+  // Delayed [15, 26]; batch 1 computes [15, 25] and its critical sync
+  // waits for the delayed one: [26, 29]; batch 2 computes [29, 39].
+  CHECK(r.batches[0].delayed_end == Approx(26));
+  CHECK(r.batches[1].critical_end == Approx(29));
+  CHECK(r.batches[2].critical_end == Approx(39));
+  CHECK(r.sync_wait_s == Approx(2));  // (4 + 0) / 2
+  CHECK(r.fetch_wait_s == Approx(0));
+}
+
+TEST_CASE("the simulator's delayed sync that fits in the next compute costs nothing", "[planner]") {
+  BatchTrace first = Batch({0, 0}, {0, 0}, 2, -1, true);
+  first.delayed = 2;  // 5 s, within batch 1's 10 s of compute
+  const std::vector<BatchTrace> trace = {first, Batch({0, 0}, {0, 0}, 2, -1, true)};
   const SimResult r = Simulate(trace, Two(), Unit(), SimOptions{10});
-  // Batch 0: compute [0, 10], critical [10, 13], delayed [13, 19]. Batch 1:
-  // compute [13, 23], its critical sync waits for nothing more: [23, 25].
-  CHECK(r.batches[0].critical_end == Approx(13));
-  CHECK(r.batches[0].delayed_end == Approx(19));
-  CHECK(r.batches[1].critical_end == Approx(25));
-  CHECK(r.sync_wait_s == Approx(2));
+  CHECK(r.batches[0].critical_end == Approx(15));
+  CHECK(r.batches[0].delayed_end == Approx(20));
+  CHECK(r.batches[1].critical_end == Approx(30));  // [25, 30]: nothing waited
+  CHECK(r.iteration_s == Approx(15));
 }
 
 TEST_CASE("a plan's trace counts each trainer's landings and write-backs", "[planner]") {
