@@ -203,9 +203,27 @@ class Backend {
                          float* out, size_t out_stride) {
     PoolBySlot(rows, row_stride, width, bags, pooling, out, out_stride);
   }
+  // PoolSlots with `out` in the backend's memory too: the pooled values stay
+  // where the model reads them (docs/gpu.md "The embedding path on the
+  // device"); only the bags' indices cross. Default: PoolBySlot.
+  virtual void ResidentPoolSlots(const float* rows, size_t row_stride, size_t width, const SlotBags& bags,
+                                 Pooling pooling, float* out, size_t out_stride) {
+    PoolBySlot(rows, row_stride, width, bags, pooling, out, out_stride);
+  }
+  // BagGradToUnique (same contract) with `pooled_grad` in the backend's
+  // memory (the model's gradient, never downloaded) and grad_unique on the
+  // host: only the unique rows' gradients cross, the rows the sync sets
+  // name. Default: BagGradToUnique.
+  virtual void ResidentBagGradToUnique(const float* pooled_grad, size_t in_stride, size_t width,
+                                       const SlotBags& bags, Pooling pooling, float* grad_unique) {
+    BagGradToUnique(pooled_grad, in_stride, width, bags, pooling, grad_unique);
+  }
   // The row optimizer (models::RowOptimizer::Apply's arithmetic, the
   // per-row functions of gpu/cuda/optimizer_ops.hpp) on n distinct slots:
-  // slot slots[i] with its summed gradient grads[i·update.width …].
+  // slot slots[i] with its summed gradient grads[i·update.width …]. May
+  // return before the update has run: slots and grads are copied before it
+  // returns (the caller may reuse them at once), and every later op on
+  // `rows` sees the update (stream order; docs/gpu.md).
   virtual void ApplyRowUpdate(float* rows, size_t row_stride, const uint32_t* slots, size_t n, const float* grads,
                               const RowUpdate& update);
 };

@@ -154,6 +154,12 @@ void SlotArray::Pool(size_t width, const gpu::SlotBags& bags, gpu::Pooling pooli
   backend_->PoolBySlot(host_.data(), row_floats_, width, bags, pooling, out, out_stride);
 }
 
+void SlotArray::PoolResident(size_t width, const gpu::SlotBags& bags, gpu::Pooling pooling, float* out,
+                             size_t out_stride) {
+  if (device_) return backend_->ResidentPoolSlots(device_rows_, row_floats_, width, bags, pooling, out, out_stride);
+  backend_->PoolBySlot(host_.data(), row_floats_, width, bags, pooling, out, out_stride);
+}
+
 void SlotArray::ApplyRows(const uint32_t* slots, size_t n, const float* grads) {
   if (n == 0) return;
   if (device_) return backend_->ApplyRowUpdate(device_rows_, row_floats_, slots, n, grads, update_);

@@ -13,7 +13,8 @@
 //              copy's ticket (gpu/staging_ring.hpp);
 //   VisitRows  gathers the slots into a span of the ring and downloads it
 //              once (Backend::GatherSlots), then hands the rows out;
-//   Pool       pools from the device rows (Backend::PoolSlots);
+//   Pool       pools from the device rows (Backend::PoolSlots), into host
+//              memory, or (PoolResident) into the backend's;
 //   ApplyRows  runs the row optimizer on a list of slots with their summed
 //              gradients on the backend (Backend::ApplyRowUpdate).
 // The ring holds min(slots, kMaxStagingRows) rows; a write or read of more
@@ -92,8 +93,11 @@ class SlotArray {
   // driver, evaluation).
   void BeforeComputeAll();
 
-  // Backend::PoolSlots from this array.
+  // Backend::PoolSlots from this array (out on the host).
   void Pool(size_t width, const gpu::SlotBags& bags, gpu::Pooling pooling, float* out, size_t out_stride);
+  // The same with `out` in the backend's memory (Backend::ResidentPoolSlots):
+  // the pooled values stay on the device.
+  void PoolResident(size_t width, const gpu::SlotBags& bags, gpu::Pooling pooling, float* out, size_t out_stride);
   // The row optimizer on slots[i] with grads + i·width, i < n (distinct
   // slots). On the host: RowOptimizer::Apply in place, in list order.
   void ApplyRows(const uint32_t* slots, size_t n, const float* grads);
