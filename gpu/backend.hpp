@@ -146,6 +146,21 @@ class Backend {
   // floats of +0.0f (all bits zero) at p.
   virtual void SetZero(float* p, size_t floats);
 
+  // ---- Sums of trainers that share one device (gpu/shared_device_collective.hpp).
+  //
+  // dst[i] = src[i], i < floats: both in device memory of this process's
+  // device, src possibly another backend's (trainers sharing one GPU), after
+  // every op called before it.
+  virtual void CopyResident(float* dst, const float* src, size_t floats);
+  // out[i] = ((g[i] + g[n + i]) + g[2n + i]) + … + g[(ranks − 1)·n + i]
+  // for i < n, in exactly that order from g[i] (collectives.hpp's rank
+  // order; gpu/cuda/rank_sum_ops.hpp). out must not overlap gathered.
+  virtual void RankOrderSum(const float* gathered, size_t n, uint32_t ranks, float* out);
+  // Returns once every op called before it is done (so another backend's
+  // ops may read what they wrote). Default: nothing (the host's ops are
+  // done when they return).
+  virtual void Finish() {}
+
   // The two ops of deduplicated feature groups (RecD's IKJT): a group's
   // bags are pooled once per distinct tuple, expanded to the samples with
   // GatherRows, and the samples' gradients summed back per tuple with

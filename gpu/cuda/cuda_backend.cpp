@@ -416,6 +416,26 @@ class CudaBackend final : public Backend {
     Check(cudaMemsetAsync(p, 0, floats * sizeof(float), compute_), "SetZero", "cudaMemsetAsync");
   }
 
+  // ---- Sums of trainers sharing this device (gpu/shared_device_collective.hpp),
+  // on the compute stream.
+  void CopyResident(float* dst, const float* src, size_t floats) override {
+    if (floats == 0) return;
+    Check(cudaSetDevice(device_), "CopyResident", "cudaSetDevice");
+    Check(cudaMemcpyAsync(dst, src, floats * sizeof(float), cudaMemcpyDeviceToDevice, compute_), "CopyResident",
+          "cudaMemcpyAsync (device to device)");
+  }
+  void RankOrderSum(const float* gathered, size_t n, uint32_t ranks, float* out) override {
+    if (n == 0) return;
+    Check(cudaSetDevice(device_), "RankOrderSum", "cudaSetDevice");
+    Check(cuda::LaunchRankOrderSum(gathered, n, ranks, out, compute_), "RankOrderSum", "LaunchRankOrderSum");
+  }
+  // The compute stream's work so far, waited for on a blocking-sync event.
+  void Finish() override {
+    Check(cudaSetDevice(device_), "Finish", "cudaSetDevice");
+    Check(cudaEventRecord(outputs_copied_, compute_), "Finish", "cudaEventRecord");
+    Check(cudaEventSynchronize(outputs_copied_), "Finish", "cudaEventSynchronize");
+  }
+
   // ---- The trainer's cache slots in device memory (docs/gpu.md "The cache
   // slots"). The cache partition calls AllocatePinned, ScatterSlots,
   // GatherSlots and WaitStaged from its own thread while the trainer

@@ -137,6 +137,19 @@ class FakeDeviceBackend final : public gpu::Backend {
     gpu::Backend::ApplyRowUpdate(rows, row_stride, slots, n, grads, update);
   }
 
+  // Sums of trainers sharing one device: the destination in this fake's
+  // memory (the source may be another rank's fake).
+  void CopyResident(float* dst, const float* src, size_t floats) override {
+    Check(&device_, dst, floats, true, "CopyResident dst");
+    Check(&pinned_, src, 1, false, "CopyResident src (pinned memory)");
+    gpu::Backend::CopyResident(dst, src, floats);
+  }
+  void RankOrderSum(const float* gathered, size_t n, uint32_t ranks, float* out) override {
+    Check(&device_, gathered, n * ranks, true, "RankOrderSum gathered");
+    Check(&device_, out, n, true, "RankOrderSum out");
+    gpu::Backend::RankOrderSum(gathered, n, ranks, out);
+  }
+
   std::vector<std::string> errors() const {
     std::lock_guard<std::mutex> lock(stats_->mu);
     return stats_->errors;
