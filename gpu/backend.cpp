@@ -9,6 +9,7 @@
 
 #include "gpu/cpu_ops.hpp"
 #include "gpu/cuda/optimizer_ops.hpp"
+#include "gpu/cuda/rank_sum_ops.hpp"
 
 namespace actorrec::gpu {
 namespace {
@@ -86,6 +87,13 @@ void Backend::DcnPooledGrad(const float* g, const float* dx0, size_t n, size_t d
   cpu::DcnPooledGrad(g, dx0, n, d0, dd, pooled_grad);
 }
 void Backend::SetZero(float* p, size_t floats) { std::fill(p, p + floats, 0.0f); }
+
+void Backend::CopyResident(float* dst, const float* src, size_t floats) {
+  if (floats > 0) std::memmove(dst, src, floats * sizeof(float));
+}
+void Backend::RankOrderSum(const float* gathered, size_t n, uint32_t ranks, float* out) {
+  for (size_t i = 0; i < n; ++i) out[i] = cuda::RankOrderSumElement(gathered, n, ranks, i);
+}
 
 void Backend::GatherRows(const float* src, size_t src_stride, size_t width, const uint32_t* index, size_t n,
                          float* out, size_t out_stride) {

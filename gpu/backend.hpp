@@ -146,6 +146,21 @@ class Backend {
   // floats of +0.0f (all bits zero) at p.
   virtual void SetZero(float* p, size_t floats);
 
+  // ---- Sums of trainers that share one device (gpu/shared_device_collective.hpp).
+  //
+  // dst[i] = src[i], i < floats: both in device memory of this process's
+  // device, src possibly another backend's (trainers sharing one GPU), after
+  // every op called before it.
+  virtual void CopyResident(float* dst, const float* src, size_t floats);
+  // out[i] = ((g[i] + g[n + i]) + g[2n + i]) + … + g[(ranks − 1)·n + i]
+  // for i < n, in exactly that order from g[i] (collectives.hpp's rank
+  // order; gpu/cuda/rank_sum_ops.hpp). out must not overlap gathered.
+  virtual void RankOrderSum(const float* gathered, size_t n, uint32_t ranks, float* out);
+  // Returns once every op called before it is done (so another backend's
+  // ops may read what they wrote). Default: nothing (the host's ops are
+  // done when they return).
+  virtual void Finish() {}
+
   // The two ops of deduplicated feature groups (RecD's IKJT): a group's
   // bags are pooled once per distinct tuple, expanded to the samples with
   // GatherRows, and the samples' gradients summed back per tuple with
@@ -203,9 +218,27 @@ class Backend {
                          float* out, size_t out_stride) {
     PoolBySlot(rows, row_stride, width, bags, pooling, out, out_stride);
   }
+  // PoolSlots with `out` in the backend's memory too: the pooled values stay
+  // where the model reads them (docs/gpu.md "The embedding path on the
+  // device"); only the bags' indices cross. Default: PoolBySlot.
+  virtual void ResidentPoolSlots(const float* rows, size_t row_stride, size_t width, const SlotBags& bags,
+                                 Pooling pooling, float* out, size_t out_stride) {
+    PoolBySlot(rows, row_stride, width, bags, pooling, out, out_stride);
+  }
+  // BagGradToUnique (same contract) with `pooled_grad` in the backend's
+  // memory (the model's gradient, never downloaded) and grad_unique on the
+  // host: only the unique rows' gradients cross, the rows the sync sets
+  // name. Default: BagGradToUnique.
+  virtual void ResidentBagGradToUnique(const float* pooled_grad, size_t in_stride, size_t width,
+                                       const SlotBags& bags, Pooling pooling, float* grad_unique) {
+    BagGradToUnique(pooled_grad, in_stride, width, bags, pooling, grad_unique);
+  }
   // The row optimizer (models::RowOptimizer::Apply's arithmetic, the
   // per-row functions of gpu/cuda/optimizer_ops.hpp) on n distinct slots:
-  // slot slots[i] with its summed gradient grads[i·update.width …].
+  // slot slots[i] with its summed gradient grads[i·update.width …]. May
+  // return before the update has run: slots and grads are copied before it
+  // returns (the caller may reuse them at once), and every later op on
+  // `rows` sees the update (stream order; docs/gpu.md).
   virtual void ApplyRowUpdate(float* rows, size_t row_stride, const uint32_t* slots, size_t n, const float* grads,
                               const RowUpdate& update);
 };

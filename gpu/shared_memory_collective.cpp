@@ -39,6 +39,16 @@ void SharedMemoryGroup::Break(const std::string& why) {
   cv_.notify_all();
 }
 
+Status SharedMemoryGroup::SameCount(uint32_t caller, size_t n) const {
+  for (uint32_t r = 0; r < size_; ++r) {
+    if (n_[r] != n) {
+      return Status::InvalidArgument("rank " + std::to_string(r) + " passed " + std::to_string(n_[r]) +
+                                     " floats, rank " + std::to_string(caller) + " " + std::to_string(n));
+    }
+  }
+  return Status::Ok();
+}
+
 class SharedMemoryCollective final : public Collective {
  public:
   SharedMemoryCollective(std::shared_ptr<SharedMemoryGroup> group, uint32_t rank)
@@ -58,12 +68,7 @@ class SharedMemoryCollective final : public Collective {
     g.data_[rank_] = data;
     g.n_[rank_] = n;
     Status st = g.Arrive(what, [&]() -> Status {
-      for (uint32_t r = 0; r < W; ++r) {
-        if (g.n_[r] != n) {
-          return Status::InvalidArgument("rank " + std::to_string(r) + " passed " + std::to_string(g.n_[r]) +
-                                         " floats, rank " + std::to_string(rank_) + " " + std::to_string(n));
-        }
-      }
+      if (Status same = g.SameCount(rank_, n); !same.ok()) return same;
       if (g.sum_.size() < n) g.sum_.resize(n);
       return Status::Ok();
     });

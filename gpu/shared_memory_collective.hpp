@@ -40,11 +40,15 @@ class SharedMemoryGroup {
 
  private:
   friend class SharedMemoryCollective;
+  friend class SharedDeviceCollective;  // the same group over device buffers
   // Waits until all ranks arrive (the last one runs `last` first, under the
   // lock). Unavailable naming `what` on a timeout or a broken group.
   Status Arrive(const std::string& what, const std::function<Status()>& last);
   // Breaks the group (unless it is already) and wakes every waiting rank.
   void Break(const std::string& why);
+  // InvalidArgument naming the ranks when a rank published another n than
+  // `caller`'s. For an Arrive's `last` (under the lock).
+  Status SameCount(uint32_t caller, size_t n) const;
 
   const uint32_t size_;
   const std::chrono::milliseconds timeout_;

@@ -61,9 +61,9 @@ class Dcn final : public Model {
                        grads + cross_w_[l], grads + cross_b_[l]);
     }
     // x_0 is x0: the residual chain's gradient joins the others.
-    float* dpooled = PooledGradTarget(pooled_grad, n * T * d);
+    float* dpooled = PooledGradTarget(in, pooled_grad, n * T * d);
     be.DcnPooledGrad(g, dx0, n, d0_, dd, dpooled);
-    FinishBackward(grads, dpooled, pooled_grad, n * T * d);
+    FinishBackward(in, grads, dpooled, pooled_grad, n * T * d);
     return loss;
   }
 
@@ -74,8 +74,8 @@ class Dcn final : public Model {
     params_on_ = ResidentParams();
     float* xs = xs_.Grow(be, (L + 1) * n * d0_);
     float* s = s_.Grow(be, L * n);
-    be.DeepInput(up_dense_.Resident(be, in.dense, n * dd), up_pooled_.Resident(be, pooled, n * T * d), n, dd, T, d,
-                 d, xs);
+    be.DeepInput(up_dense_.Resident(be, in.dense, n * dd), PooledOn(in, up_pooled_, pooled, n * T * d), n, dd, T,
+                 d, d, xs);
     for (size_t l = 0; l < L; ++l) {
       be.CrossForward(xs, xs + l * n * d0_, params_on_ + cross_w_[l], params_on_ + cross_b_[l], n, d0_, s + l * n,
                       xs + (l + 1) * n * d0_);

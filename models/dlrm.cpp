@@ -43,10 +43,10 @@ class Dlrm final : public Model {
     float* dr = dr_.Grow(be, n * inter_);
     top_.Backward(be, params_on_, grads, dlogit, n, dr);
     float* dz = bottom_.empty() ? nullptr : dz_.Grow(be, n * d);
-    float* dpooled = PooledGradTarget(pooled_grad, n * T * d);
+    float* dpooled = PooledGradTarget(in, pooled_grad, n * T * d);
     be.InteractionBackward(dr, z(), pooled_on_, n, T, d, inter_, dz, dpooled);
     if (!bottom_.empty()) bottom_.Backward(be, params_on_, grads, dz, n, nullptr);
-    FinishBackward(grads, dpooled, pooled_grad, n * T * d);
+    FinishBackward(in, grads, dpooled, pooled_grad, n * T * d);
     return loss;
   }
 
@@ -54,7 +54,7 @@ class Dlrm final : public Model {
     gpu::Backend& be = *backend_;
     const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables;
     params_on_ = ResidentParams();
-    pooled_on_ = up_pooled_.Resident(be, pooled, n * T * d);
+    pooled_on_ = PooledOn(in, up_pooled_, pooled, n * T * d);
     if (!bottom_.empty()) bottom_.Forward(be, params_on_, up_dense_.Resident(be, in.dense, n * spec_.dense_features), n);
     float* r = r_.Grow(be, n * inter_);
     be.InteractionForward(z(), pooled_on_, n, T, d, inter_, r);

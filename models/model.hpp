@@ -111,6 +111,12 @@ struct SliceView {
   size_t samples = 0;
   const float* dense = nullptr;   // samples × dense_features, row-major
   const float* labels = nullptr;  // 0 or 1
+  // Whether the pooled embeddings and their gradient (Forward's `pooled`,
+  // Backward's `pooled_grad`) are in the backend's memory: the trainer
+  // pooled them there (docs/gpu.md "The embedding path on the device"), so
+  // a device-resident model neither uploads them nor downloads their
+  // gradient. False: host memory. On a host backend both are the same.
+  bool pooled_resident = false;
 };
 
 class Model {
@@ -193,13 +199,21 @@ class Model {
   float* GradsTarget() {
     return backend_->device_memory() ? dev_grads_.Grow(*backend_, grads_.size()) : grads_.data();
   }
-  float* PooledGradTarget(float* pooled_grad, size_t floats) {
-    return backend_->device_memory() ? dev_pooled_grad_.Grow(*backend_, floats) : pooled_grad;
+  // The slice's pooled embeddings as the backend sees them: `pooled` itself
+  // when it is there already (in.pooled_resident, or a host backend), else
+  // uploaded into `up`.
+  const float* PooledOn(const SliceView& in, gpu::Buffer& up, const float* pooled, size_t floats) {
+    return in.pooled_resident ? pooled : up.Resident(*backend_, pooled, floats);
   }
-  void FinishBackward(const float* grads, const float* dpooled, float* pooled_grad, size_t floats) {
+  float* PooledGradTarget(const SliceView& in, float* pooled_grad, size_t floats) {
+    return backend_->device_memory() && !in.pooled_resident ? dev_pooled_grad_.Grow(*backend_, floats)
+                                                            : pooled_grad;
+  }
+  void FinishBackward(const SliceView& in, const float* grads, const float* dpooled, float* pooled_grad,
+                      size_t floats) {
     if (!backend_->device_memory()) return;
     backend_->Download(grads_.data(), grads, grads_.size());
-    backend_->Download(pooled_grad, dpooled, floats);
+    if (!in.pooled_resident) backend_->Download(pooled_grad, dpooled, floats);
   }
 
   ModelSpec spec_;

@@ -38,14 +38,14 @@ class WideDeep final : public Model {
     float* grads = GradsTarget();
     float* dx = dx_.Grow(be, n * x_width_);
     deep_.Backward(be, params_on_, grads, dlogit, n, dx);
-    float* dpooled = PooledGradTarget(pooled_grad, n * T * width_);
+    float* dpooled = PooledGradTarget(in, pooled_grad, n * T * width_);
     be.WideDeepPooledGrad(dx, pooled_on_, fm_ ? sums_.data() : nullptr, dlogit, n, dd, T, d, dpooled);
     be.BiasGrad(dlogit, n, 1, grads + bias_);  // Σ_i dlogit_i in sample order from +0
     if (wide_dense_) {  // ∂/∂v_j = Σ_i dlogit_i · x_ij
       be.ResidentGemm(true, false, 1, static_cast<int>(dd), static_cast<int>(n), 1.0f, dlogit, 1, dense_on_,
                       static_cast<int>(dd), 0.0f, grads + *wide_dense_, static_cast<int>(dd));
     }
-    FinishBackward(grads, dpooled, pooled_grad, n * T * width_);
+    FinishBackward(in, grads, dpooled, pooled_grad, n * T * width_);
     return loss;
   }
 
@@ -53,7 +53,7 @@ class WideDeep final : public Model {
     gpu::Backend& be = *backend_;
     const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables, dd = spec_.dense_features;
     params_on_ = ResidentParams();
-    pooled_on_ = up_pooled_.Resident(be, pooled, n * T * width_);
+    pooled_on_ = PooledOn(in, up_pooled_, pooled, n * T * width_);
     float* x = x_.Grow(be, n * x_width_);
     dense_on_ = up_dense_.Resident(be, in.dense, n * dd);
     be.DeepInput(dense_on_, pooled_on_, n, dd, T, d, width_, x);

@@ -65,19 +65,26 @@ void SlotArray::Ensure(uint32_t slots) {
   device_rows_ = fresh;
   slots_ = slots;
 
-  const size_t ring_rows = std::min<size_t>(slots_, kMaxStagingRows);
-  if (ring_rows > staging_rows_) {
-    std::lock_guard<std::mutex> lock(staging_mu_);
-    if (staging_ != nullptr) {
-      backend_->WaitStaged(UINT64_MAX);
-      backend_->FreePinned(staging_);
-      staging_ = nullptr;
-    }
-    const size_t ring_floats = ring_rows * (row_floats_ + 1);
-    staging_ = backend_->AllocatePinned(ring_floats);
-    staging_rows_ = ring_rows;
-    ring_ = gpu::StagingRing(ring_floats);
+  // At least the first size (or every slot, if fewer); landings grow it.
+  std::lock_guard<std::mutex> lock(staging_mu_);
+  ResizeStaging(std::max(staging_rows_, std::min<size_t>(slots_, kFirstStagingRows)));
+}
+
+void SlotArray::GrowStagingFor(size_t n) {
+  ResizeStaging(StagingRowsFor(staging_rows_, n, std::min<size_t>(slots_, kMaxStagingRows)));
+}
+
+void SlotArray::ResizeStaging(size_t rows) {
+  if (rows <= staging_rows_) return;
+  if (staging_ != nullptr) {
+    backend_->WaitStaged(UINT64_MAX);  // no copy may still read the old ring
+    backend_->FreePinned(staging_);
+    staging_ = nullptr;
   }
+  const size_t ring_floats = rows * (row_floats_ + 1);
+  staging_ = backend_->AllocatePinned(ring_floats);
+  staging_rows_ = rows;
+  ring_ = gpu::StagingRing(ring_floats);
 }
 
 float* SlotArray::host_slot(uint32_t s) {
@@ -151,6 +158,12 @@ void SlotArray::ReadRow(uint32_t slot, float* out) {
 
 void SlotArray::Pool(size_t width, const gpu::SlotBags& bags, gpu::Pooling pooling, float* out, size_t out_stride) {
   if (device_) return backend_->PoolSlots(device_rows_, row_floats_, width, bags, pooling, out, out_stride);
+  backend_->PoolBySlot(host_.data(), row_floats_, width, bags, pooling, out, out_stride);
+}
+
+void SlotArray::PoolResident(size_t width, const gpu::SlotBags& bags, gpu::Pooling pooling, float* out,
+                             size_t out_stride) {
+  if (device_) return backend_->ResidentPoolSlots(device_rows_, row_floats_, width, bags, pooling, out, out_stride);
   backend_->PoolBySlot(host_.data(), row_floats_, width, bags, pooling, out, out_stride);
 }
 

@@ -13,11 +13,15 @@
 //              copy's ticket (gpu/staging_ring.hpp);
 //   VisitRows  gathers the slots into a span of the ring and downloads it
 //              once (Backend::GatherSlots), then hands the rows out;
-//   Pool       pools from the device rows (Backend::PoolSlots);
+//   Pool       pools from the device rows (Backend::PoolSlots), into host
+//              memory, or (PoolResident) into the backend's;
 //   ApplyRows  runs the row optimizer on a list of slots with their summed
 //              gradients on the backend (Backend::ApplyRowUpdate).
-// The ring holds min(slots, kMaxStagingRows) rows; a write or read of more
-// rows goes through it in ring-sized pieces.
+// The ring is sized from what the plans land and write back: it starts at
+// min(slots, kFirstStagingRows) rows and grows (grow-only, waiting for the
+// copies in flight) to twice the largest FillRows or VisitRows seen, at
+// most min(slots, kMaxStagingRows) (StagingRowsFor); a write or read of more
+// rows than that bound goes through it in ring-sized pieces.
 //
 // Threads: the trainer computes (Pool, ApplyRows) and its cache partition
 // writes and reads rows (FillRows, VisitRows) from another thread, on slots
@@ -44,6 +48,16 @@ namespace actorrec::trainer {
 // memory per trainer; enough for a batch's fetch from one shard at the
 // batch sizes of docs/benchmarks.md, and larger fetches go in pieces.
 constexpr size_t kMaxStagingRows = size_t{1} << 16;
+// The ring's first size in rows (72 KiB with those rows): what a small
+// cache or a tiny batch needs; larger landings grow it.
+constexpr size_t kFirstStagingRows = size_t{1} << 10;
+
+// The ring's rows once a landing or write-back of `rows` rows is asked for:
+// twice that (so the next landing fills one half while the copy of the
+// other runs), at most `bound`, never fewer than `current` (grow-only).
+inline size_t StagingRowsFor(size_t current, size_t rows, size_t bound) {
+  return std::max(current, std::min(rows * 2, bound));
+}
 
 // The backend's form of a row optimizer.
 gpu::RowUpdate RowUpdateOf(const models::RowOptimizer& rows);
@@ -92,8 +106,11 @@ class SlotArray {
   // driver, evaluation).
   void BeforeComputeAll();
 
-  // Backend::PoolSlots from this array.
+  // Backend::PoolSlots from this array (out on the host).
   void Pool(size_t width, const gpu::SlotBags& bags, gpu::Pooling pooling, float* out, size_t out_stride);
+  // The same with `out` in the backend's memory (Backend::ResidentPoolSlots):
+  // the pooled values stay on the device.
+  void PoolResident(size_t width, const gpu::SlotBags& bags, gpu::Pooling pooling, float* out, size_t out_stride);
   // The row optimizer on slots[i] with grads + i·width, i < n (distinct
   // slots). On the host: RowOptimizer::Apply in place, in list order.
   void ApplyRows(const uint32_t* slots, size_t n, const float* grads);
@@ -106,6 +123,10 @@ class SlotArray {
     uint32_t* slots;
   };
   Stage Reserve(size_t n);
+  // Grows the ring for a call of n rows (StagingRowsFor) or to `rows`
+  // exactly (Ensure). REQUIRES: staging_mu_ held.
+  void GrowStagingFor(size_t n);
+  void ResizeStaging(size_t rows);
   void Scatter(const Stage& stage, size_t n, int64_t batch);
   void Gather(const Stage& stage, const uint32_t* slots, size_t n);
   void Release(const Stage& stage) { ring_.Commit(stage.offset, stage.floats, 0); }
@@ -135,6 +156,7 @@ void SlotArray::FillRows(const uint32_t* slots, size_t n, Fill&& fill, int64_t b
   }
   std::lock_guard<std::mutex> lock(staging_mu_);
   ACTORREC_ASSERT(n == 0 || staging_rows_ > 0, "rows written into a cache of no slots");
+  GrowStagingFor(n);
   for (size_t done = 0; done < n;) {
     const size_t k = std::min(n - done, staging_rows_);
     Stage stage = Reserve(k);
@@ -155,6 +177,7 @@ void SlotArray::VisitRows(const uint32_t* slots, size_t n, Use&& use) {
   }
   std::lock_guard<std::mutex> lock(staging_mu_);
   ACTORREC_ASSERT(n == 0 || staging_rows_ > 0, "rows read from a cache of no slots");
+  GrowStagingFor(n);
   for (size_t done = 0; done < n;) {
     const size_t k = std::min(n - done, staging_rows_);
     Stage stage = Reserve(k);

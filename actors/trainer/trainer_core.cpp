@@ -83,6 +83,21 @@ void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<or
   ACTORREC_ASSERT(features.size() == tables_, "one TableFeatures per table");
   const size_t n = samples.size();
   const size_t pooled_floats = n * tables_ * width_;
+  resident_ = PoolsResident(cache_, groups);
+  if (resident_) {
+    bag_of_.clear();
+    const size_t stride = size_t{tables_} * width_;
+    float* pooled = dev_pooled_.Grow(*backend_, pooled_floats);
+    for (uint32_t t = 0; t < tables_; ++t) {
+      const gpu::SlotBags bags = BagsOf(features[t]);
+      ACTORREC_ASSERT(bags.samples == n, "a table's bags must cover the slice");
+      cache_.PoolResident(width_, bags, pooling_, pooled + size_t{t} * width_, stride);
+    }
+    models::SliceView view = ViewOf(samples);
+    view.pooled_resident = true;
+    model_->Forward(view, pooled);
+    return;
+  }
   if (pooled_.size() < pooled_floats) {
     pooled_.resize(pooled_floats);
     pooled_grad_.resize(pooled_floats);
@@ -123,8 +138,13 @@ void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<or
 double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
                              float grad_scale, const std::vector<oracle::BagGroup>& groups) {
   ACTORREC_ASSERT(features.size() == tables_, "one TableFeatures per table");
-  const double loss = model_->Backward(ViewOf(samples), pooled_.data(), pooled_grad_.data(), grad_scale);
+  ACTORREC_ASSERT(resident_ == PoolsResident(cache_, groups), "Backward takes its Forward's groups");
   const size_t n = samples.size();
+  models::SliceView view = ViewOf(samples);
+  view.pooled_resident = resident_;
+  const float* pooled = resident_ ? dev_pooled_.data() : pooled_.data();
+  float* pooled_grad = resident_ ? dev_pooled_grad_.Grow(*backend_, n * tables_ * width_) : pooled_grad_.data();
+  const double loss = model_->Backward(view, pooled, pooled_grad, grad_scale);
   if (groups.empty()) {
     bag_of_.clear();
   } else {
@@ -140,13 +160,15 @@ double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector
     const gpu::SlotBags bags = BagsOf(features[t]);
     std::vector<float>& grads = unique_grads_[t];
     grads.resize(bags.unique_count * width_);
-    if (bag_of_.empty() || bag_of_[t] == nullptr) {
-      backend_->BagGradToUnique(pooled_grad_.data() + size_t{t} * width_, stride, width_, bags, pooling_,
-                                grads.data());
+    if (resident_) {
+      backend_->ResidentBagGradToUnique(pooled_grad + size_t{t} * width_, stride, width_, bags, pooling_,
+                                        grads.data());
+    } else if (bag_of_.empty() || bag_of_[t] == nullptr) {
+      backend_->BagGradToUnique(pooled_grad + size_t{t} * width_, stride, width_, bags, pooling_, grads.data());
     } else {
       // Per tuple first (its samples in ascending order), then to rows.
       tuple_grad_.resize(bags.samples * width_);
-      backend_->SumRowsByIndex(pooled_grad_.data() + size_t{t} * width_, stride, width_, bag_of_[t]->data(), n,
+      backend_->SumRowsByIndex(pooled_grad + size_t{t} * width_, stride, width_, bag_of_[t]->data(), n,
                                bags.samples, tuple_grad_.data(), width_);
       backend_->BagGradToUnique(tuple_grad_.data(), width_, width_, bags, pooling_, grads.data());
     }

@@ -27,6 +27,7 @@
 #include "plan/trainer_plan.hpp"
 #include "data/sample_block.hpp"
 #include "gpu/backend.hpp"
+#include "gpu/buffer.hpp"
 #include "models/model.hpp"
 #include "models/optimizers.hpp"
 #include "actors/trainer/slot_array.hpp"
@@ -72,6 +73,12 @@ class TrainerCore {
   // once per distinct bag tuple of the slice and expanded to the samples
   // through bag_of (Backend::GatherRows); the pooled values are bitwise
   // those of the same bags pooled per sample.
+  // With the slots in a device's memory and no dedup groups, the pooled
+  // values are pooled into the backend's memory and the model reads them
+  // there (SliceView::pooled_resident); their gradients stay there too and
+  // only the unique rows' gradients come down (Backward). With dedup
+  // groups they go through the host (no device GatherRows/SumRowsByIndex
+  // yet).
   void Forward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
                const std::vector<oracle::BagGroup>& groups);
   // Right after Forward with the same arguments: the backward pass, down to
@@ -128,9 +135,18 @@ class TrainerCore {
   SlotArray cache_;
   std::vector<uint32_t> apply_slots_;  // ApplyRows' slot list, kept for its capacity
 
+  // Whether the last Forward pooled into the backend's memory (a device
+  // cache and no dedup groups): its pooled values and their gradients stay
+  // in dev_pooled_ / dev_pooled_grad_, never on the host.
+  bool resident_ = false;
+  static bool PoolsResident(const SlotArray& cache, const std::vector<oracle::BagGroup>& groups) {
+    return cache.device() && groups.empty();
+  }
+
   // Scratch, kept between batches.
   std::vector<float> pooled_;
   std::vector<float> pooled_grad_;
+  gpu::Buffer dev_pooled_, dev_pooled_grad_;
   std::vector<std::vector<float>> unique_grads_;  // per table: U × width
   // Dedup groups: per table, the group's bag_of (null: not in a group, set
   // by the last Forward), its tuples pooled (U × width) and their summed

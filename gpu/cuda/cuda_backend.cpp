@@ -1,8 +1,10 @@
 // CudaBackend: gpu::Backend on an NVIDIA GPU (docs/gpu.md). Its memory is
 // the device's: a device-resident model (DLRM) computes with the model ops
 // on device buffers (Allocate, Upload/Download on the copy stream, kernels
-// of gpu/cuda/dense_kernels.cuh and cuBLAS on the compute stream); Gemm,
-// PoolBySlot and BagGradToUnique on host pointers stage, as below.
+// of gpu/cuda/dense_kernels.cuh and cuBLAS on the compute stream); Gemm on
+// host pointers stages, as below, and PoolBySlot, PoolSlots and
+// BagGradToUnique on host pointers upload their inputs or download their
+// outputs around the resident ops.
 //
 // Each call packs its inputs into one grow-only pinned host buffer, copies
 // them to one grow-only device buffer on the copy stream, makes the compute
@@ -11,6 +13,11 @@
 // on the copy stream after an event of the compute stream, and waits on
 // that last event only (no cudaDeviceSynchronize). Buffers grow to the
 // largest call seen, so the steady state allocates nothing on the device.
+// The ops on the trainer's device slots (ResidentPoolSlots,
+// ResidentBagGradToUnique, ApplyRowUpdate) stage only their small host
+// arrays, through the argument ring (StageArgs), and wait for nothing but a
+// result they hand back: stream order orders them (docs/gpu.md "Who waits
+// for what").
 //
 // Threads: one backend per trainer; a backend is used by one thread at a
 // time (its trainer's), which may change between calls, so every call first
@@ -39,8 +46,10 @@
 #include "gpu/cuda/dense_ops.hpp"
 #include "gpu/buffer.hpp"
 #include "gpu/cuda/optimizer_kernels.cuh"
+#include "gpu/cuda/rank_sum_kernels.cuh"
 #include "gpu/cuda/slot_kernels.cuh"
 #include "gpu/cuda_backend.hpp"
+#include "gpu/staging_ring.hpp"
 
 namespace actorrec::gpu {
 namespace {
@@ -97,6 +106,14 @@ class CudaBackend final : public Backend {
     // ignored.
     cudaSetDevice(device_);
     if (upload_pending_) cudaEventSynchronize(uploaded_);  // upload_host_ may still feed a copy
+    for (auto& [ticket, e] : arg_events_) cudaEventSynchronize(e), cudaEventDestroy(e);
+    for (cudaEvent_t e : free_arg_events_) cudaEventDestroy(e);
+    if (args_host_ != nullptr) cudaFreeHost(args_host_);
+    if (args_device_ != nullptr) cudaFree(args_device_);
+    unique_grad_ = Buffer();
+    staged_grad_ = Buffer();
+    staged_pooled_ = Buffer();
+    staged_rows_ = Buffer();
     terms_ = Buffer();  // the moved-from temporaries free them (Free) here
     cross_gs_ = Buffer();
     if (cublas_ != nullptr) cublasDestroy(cublas_);
@@ -205,38 +222,37 @@ class CudaBackend final : public Backend {
     UnpackRows(HostAt<float>(at_c), m, n, ldc, c);
   }
 
-  // The bag's rows are staged by unique index (row u at u·width), so the
-  // kernel's slots are 0 … unique_count − 1; the rows stay where they are on
-  // the host, and only the ones this call pools cross the bus.
+  // The bags' unique rows packed by unique index (row u at u·width) and
+  // uploaded, then PoolSlots over them with slots 0 … unique_count − 1: only
+  // the rows this call pools cross the bus, not the caller's whole array.
   void PoolBySlot(const float* rows, size_t row_stride, size_t width, const SlotBags& bags, Pooling pooling,
                   float* out, size_t out_stride) override {
-    PoolOnDevice(rows, nullptr, row_stride, width, bags, pooling, out, out_stride, "PoolBySlot");
+    if (bags.samples == 0 || width == 0) return;
+    const size_t unique = bags.unique_count;
+    packed_rows_.resize(unique * width);
+    by_index_.resize(unique);
+    for (size_t u = 0; u < unique; ++u) {
+      std::memcpy(packed_rows_.data() + u * width, rows + size_t{bags.unique_slots[u]} * row_stride,
+                  width * sizeof(float));
+      by_index_[u] = static_cast<uint32_t>(u);
+    }
+    float* up = staged_rows_.Grow(*this, packed_rows_.size());
+    Upload(up, packed_rows_.data(), packed_rows_.size());
+    SlotBags staged = bags;
+    staged.unique_slots = by_index_.data();
+    PoolSlots(up, width, width, staged, pooling, out, out_stride);
   }
 
+  // The pooled gradient packed (without the caller's stride) and uploaded,
+  // then ResidentBagGradToUnique on it.
   void BagGradToUnique(const float* pooled_grad, size_t in_stride, size_t width, const SlotBags& bags,
                        Pooling pooling, float* grad_unique) override {
     if (bags.unique_count == 0 || width == 0) return;
-    cuda::BuildBagCsr(bags.inverse, bags.offsets, bags.samples, bags.unique_count, &csr_);
-    const size_t unique = bags.unique_count, positions = csr_.sample_of.size();
-    Layout layout;
-    const size_t at_grad = layout.Add(bags.samples * width * sizeof(float));
-    const size_t at_offsets = layout.Add((bags.samples + 1) * sizeof(uint32_t));
-    const size_t at_start = layout.Add((unique + 1) * sizeof(uint32_t));
-    const size_t at_sample = layout.Add(positions * sizeof(uint32_t));
-    const size_t inputs = layout.end;
-    const size_t at_out = layout.Add(unique * width * sizeof(float));
-    Reserve(layout.end, "BagGradToUnique");
-    PackRows(pooled_grad, bags.samples, width, in_stride, HostAt<float>(at_grad));
-    std::memcpy(HostAt<uint32_t>(at_offsets), bags.offsets, (bags.samples + 1) * sizeof(uint32_t));
-    std::memcpy(HostAt<uint32_t>(at_start), csr_.row_start.data(), (unique + 1) * sizeof(uint32_t));
-    std::memcpy(HostAt<uint32_t>(at_sample), csr_.sample_of.data(), positions * sizeof(uint32_t));
-    CopyIn(inputs, "BagGradToUnique");
-    Check(cuda::LaunchBagGradToUnique(DeviceAt<float>(at_grad), width, width, DeviceAt<uint32_t>(at_offsets),
-                                      DeviceAt<uint32_t>(at_start), DeviceAt<uint32_t>(at_sample), unique,
-                                      pooling == Pooling::kMean, DeviceAt<float>(at_out), compute_),
-          "BagGradToUnique", "LaunchBagGradToUnique");
-    CopyOut(at_out, unique * width * sizeof(float), "BagGradToUnique");
-    std::memcpy(grad_unique, HostAt<float>(at_out), unique * width * sizeof(float));
+    packed_.resize(bags.samples * width);
+    PackRows(pooled_grad, bags.samples, width, in_stride, packed_.data());
+    float* up = staged_grad_.Grow(*this, packed_.size());
+    Upload(up, packed_.data(), packed_.size());
+    ResidentBagGradToUnique(up, width, width, bags, pooling, grad_unique);
   }
 
   // ---- Device memory and the model's ops on it (device pointers; the
@@ -400,6 +416,26 @@ class CudaBackend final : public Backend {
     Check(cudaMemsetAsync(p, 0, floats * sizeof(float), compute_), "SetZero", "cudaMemsetAsync");
   }
 
+  // ---- Sums of trainers sharing this device (gpu/shared_device_collective.hpp),
+  // on the compute stream.
+  void CopyResident(float* dst, const float* src, size_t floats) override {
+    if (floats == 0) return;
+    Check(cudaSetDevice(device_), "CopyResident", "cudaSetDevice");
+    Check(cudaMemcpyAsync(dst, src, floats * sizeof(float), cudaMemcpyDeviceToDevice, compute_), "CopyResident",
+          "cudaMemcpyAsync (device to device)");
+  }
+  void RankOrderSum(const float* gathered, size_t n, uint32_t ranks, float* out) override {
+    if (n == 0) return;
+    Check(cudaSetDevice(device_), "RankOrderSum", "cudaSetDevice");
+    Check(cuda::LaunchRankOrderSum(gathered, n, ranks, out, compute_), "RankOrderSum", "LaunchRankOrderSum");
+  }
+  // The compute stream's work so far, waited for on a blocking-sync event.
+  void Finish() override {
+    Check(cudaSetDevice(device_), "Finish", "cudaSetDevice");
+    Check(cudaEventRecord(outputs_copied_, compute_), "Finish", "cudaEventRecord");
+    Check(cudaEventSynchronize(outputs_copied_), "Finish", "cudaEventSynchronize");
+  }
+
   // ---- The trainer's cache slots in device memory (docs/gpu.md "The cache
   // slots"). The cache partition calls AllocatePinned, ScatterSlots,
   // GatherSlots and WaitStaged from its own thread while the trainer
@@ -505,28 +541,82 @@ class CudaBackend final : public Backend {
     }
   }
 
-  // PoolBySlot's kernel on the device rows: only the bags' indices go up
-  // and the pooled values come down.
+  // ResidentPoolSlots into a device buffer, then the pooled values down.
   void PoolSlots(const float* rows, size_t row_stride, size_t width, const SlotBags& bags, Pooling pooling,
                  float* out, size_t out_stride) override {
-    PoolOnDevice(nullptr, rows, row_stride, width, bags, pooling, out, out_stride, "PoolSlots");
+    if (bags.samples == 0 || width == 0) return;
+    float* pooled = staged_pooled_.Grow(*this, bags.samples * width);
+    ResidentPoolSlots(rows, row_stride, width, bags, pooling, pooled, width);
+    packed_.resize(bags.samples * width);
+    Download(packed_.data(), pooled, packed_.size());
+    UnpackRows(packed_.data(), bags.samples, width, out_stride, out);
   }
 
-  // The slots and their gradients up, the row optimizer's kernel on the
-  // compute stream; waits for it, so that the staging is free for the next
-  // call (TODO(perf): a ring of its own would let it run on).
+  // The pooled values into device memory: the bags' indices go up through
+  // the argument ring, nothing comes down, nothing waits.
+  void ResidentPoolSlots(const float* rows, size_t row_stride, size_t width, const SlotBags& bags, Pooling pooling,
+                         float* out, size_t out_stride) override {
+    if (bags.samples == 0 || width == 0) return;
+    const size_t unique = bags.unique_count, positions = bags.offsets[bags.samples];
+    Layout layout;
+    const size_t at_slots = layout.Add(unique * sizeof(uint32_t));
+    const size_t at_inverse = layout.Add(positions * sizeof(uint32_t));
+    const size_t at_offsets = layout.Add((bags.samples + 1) * sizeof(uint32_t));
+    const ArgSpan args = StageArgs(layout.end, "ResidentPoolSlots");
+    std::memcpy(args.Host<uint32_t>(at_slots), bags.unique_slots, unique * sizeof(uint32_t));
+    std::memcpy(args.Host<uint32_t>(at_inverse), bags.inverse, positions * sizeof(uint32_t));
+    std::memcpy(args.Host<uint32_t>(at_offsets), bags.offsets, (bags.samples + 1) * sizeof(uint32_t));
+    SendArgs(args, "ResidentPoolSlots");
+    Check(cuda::LaunchPoolBySlot(rows, row_stride, width, args.Device<uint32_t>(at_slots),
+                                 args.Device<uint32_t>(at_inverse), args.Device<uint32_t>(at_offsets), bags.samples,
+                                 pooling == Pooling::kMean, out, out_stride, compute_),
+          "ResidentPoolSlots", "LaunchPoolBySlot");
+    ReleaseArgs(args, "ResidentPoolSlots");
+  }
+
+  // The model's pooled gradient read where it is (device memory); the
+  // bags' CSR goes up through the argument ring and the unique rows'
+  // gradients come down (one download, which waits for them).
+  void ResidentBagGradToUnique(const float* pooled_grad, size_t in_stride, size_t width, const SlotBags& bags,
+                               Pooling pooling, float* grad_unique) override {
+    if (bags.unique_count == 0 || width == 0) return;
+    cuda::BuildBagCsr(bags.inverse, bags.offsets, bags.samples, bags.unique_count, &csr_);
+    const size_t unique = bags.unique_count, positions = csr_.sample_of.size();
+    Layout layout;
+    const size_t at_offsets = layout.Add((bags.samples + 1) * sizeof(uint32_t));
+    const size_t at_start = layout.Add((unique + 1) * sizeof(uint32_t));
+    const size_t at_sample = layout.Add(positions * sizeof(uint32_t));
+    const ArgSpan args = StageArgs(layout.end, "ResidentBagGradToUnique");
+    std::memcpy(args.Host<uint32_t>(at_offsets), bags.offsets, (bags.samples + 1) * sizeof(uint32_t));
+    std::memcpy(args.Host<uint32_t>(at_start), csr_.row_start.data(), (unique + 1) * sizeof(uint32_t));
+    std::memcpy(args.Host<uint32_t>(at_sample), csr_.sample_of.data(), positions * sizeof(uint32_t));
+    SendArgs(args, "ResidentBagGradToUnique");
+    float* out = unique_grad_.Grow(*this, unique * width);
+    Check(cuda::LaunchBagGradToUnique(pooled_grad, in_stride, width, args.Device<uint32_t>(at_offsets),
+                                      args.Device<uint32_t>(at_start), args.Device<uint32_t>(at_sample), unique,
+                                      pooling == Pooling::kMean, out, compute_),
+          "ResidentBagGradToUnique", "LaunchBagGradToUnique");
+    ReleaseArgs(args, "ResidentBagGradToUnique");
+    Download(grad_unique, out, unique * width);
+  }
+
+  // The slots and their gradients up through the argument ring, the row
+  // optimizer's kernel on the compute stream; returns without waiting for
+  // it (stream order: every later op on the slots, a pooling, a gather's
+  // event, a download, runs after it; docs/gpu.md "Who waits for what").
   void ApplyRowUpdate(float* rows, size_t row_stride, const uint32_t* slots, size_t n, const float* grads,
                       const RowUpdate& u) override {
     if (n == 0) return;
+    const float* table = u.kind == RowUpdateKind::kAdam ? AdamTable(u) : nullptr;
     Layout layout;
     const size_t at_slots = layout.Add(n * sizeof(uint32_t));
     const size_t at_grads = layout.Add(n * u.width * sizeof(float));
-    Reserve(layout.end, "ApplyRowUpdate");
-    std::memcpy(HostAt<uint32_t>(at_slots), slots, n * sizeof(uint32_t));
-    std::memcpy(HostAt<float>(at_grads), grads, n * u.width * sizeof(float));
-    const float* table = u.kind == RowUpdateKind::kAdam ? AdamTable(u) : nullptr;
-    CopyIn(layout.end, "ApplyRowUpdate");
-    const cuda::RowBatch batch{rows, row_stride, DeviceAt<uint32_t>(at_slots), DeviceAt<float>(at_grads), n, u.width};
+    const ArgSpan args = StageArgs(layout.end, "ApplyRowUpdate");
+    std::memcpy(args.Host<uint32_t>(at_slots), slots, n * sizeof(uint32_t));
+    std::memcpy(args.Host<float>(at_grads), grads, n * u.width * sizeof(float));
+    SendArgs(args, "ApplyRowUpdate");
+    const cuda::RowBatch batch{rows, row_stride, args.Device<uint32_t>(at_slots), args.Device<float>(at_grads), n,
+                               u.width};
     cudaError_t err = cudaSuccess;
     switch (u.kind) {
       case RowUpdateKind::kSgd: err = cuda::LaunchRowSgd(batch, u.lr, compute_); break;
@@ -537,49 +627,82 @@ class CudaBackend final : public Backend {
         break;
     }
     Check(err, "ApplyRowUpdate", "LaunchRow*");
-    Check(cudaEventRecord(computed_, compute_), "ApplyRowUpdate", "cudaEventRecord");
-    Check(cudaEventSynchronize(computed_), "ApplyRowUpdate", "cudaEventSynchronize");
+    ReleaseArgs(args, "ApplyRowUpdate");
   }
 
  private:
-  // PoolBySlot's kernel over rows in device memory (`device_rows`), or over
-  // the bags' unique rows of `host_rows` staged by unique index (then the
-  // kernel's slots are 0 … unique_count − 1); the bags' indices go up, the
-  // pooled values come down into out (the host's).
-  void PoolOnDevice(const float* host_rows, const float* device_rows, size_t row_stride, size_t width,
-                    const SlotBags& bags, Pooling pooling, float* out, size_t out_stride, const char* op) {
-    if (bags.samples == 0 || width == 0) return;
-    const size_t unique = bags.unique_count, positions = bags.offsets[bags.samples];
-    Layout layout;
-    const size_t at_rows = host_rows != nullptr ? layout.Add(unique * width * sizeof(float)) : 0;
-    const size_t at_slots = layout.Add(unique * sizeof(uint32_t));
-    const size_t at_inverse = layout.Add(positions * sizeof(uint32_t));
-    const size_t at_offsets = layout.Add((bags.samples + 1) * sizeof(uint32_t));
-    const size_t inputs = layout.end;
-    const size_t at_out = layout.Add(bags.samples * width * sizeof(float));
-    Reserve(layout.end, op);
-    uint32_t* slots = HostAt<uint32_t>(at_slots);
-    if (host_rows != nullptr) {
-      float* staged_rows = HostAt<float>(at_rows);
-      for (size_t u = 0; u < unique; ++u) {
-        std::memcpy(staged_rows + u * width, host_rows + size_t{bags.unique_slots[u]} * row_stride,
-                    width * sizeof(float));
-        slots[u] = static_cast<uint32_t>(u);
-      }
-    } else {
-      std::memcpy(slots, bags.unique_slots, unique * sizeof(uint32_t));
+  // ---- The argument ring: the small host arrays a kernel on the compute
+  // stream reads (slot lists, bag indices, the row update's gradients),
+  // staged without waiting for the kernel. A span is pinned memory with a
+  // device mirror; it is copied up on the compute stream itself (so the
+  // kernel after it sees it) and freed by an event recorded after that
+  // kernel (gpu/staging_ring.hpp's tickets). The host waits only when the
+  // ring comes round to a span whose kernel has not run yet, or grows.
+  // The trainer's thread only.
+  struct ArgSpan {
+    size_t offset = 0, floats = 0, bytes = 0;
+    char* host = nullptr;
+    char* device = nullptr;
+    template <class T>
+    T* Host(size_t at) const { return reinterpret_cast<T*>(host + at); }
+    template <class T>
+    T* Device(size_t at) const { return reinterpret_cast<T*>(device + at); }
+  };
+  ArgSpan StageArgs(size_t bytes, const char* op) {
+    Check(cudaSetDevice(device_), op, "cudaSetDevice");
+    const size_t floats = AlignUp(std::max<size_t>(bytes, 1)) / sizeof(float);
+    if (floats > arg_ring_.capacity()) {  // grow: every span in flight first
+      WaitArgs(UINT64_MAX, op);
+      if (args_device_ != nullptr) Check(cudaFree(args_device_), op, "cudaFree");
+      if (args_host_ != nullptr) Check(cudaFreeHost(args_host_), op, "cudaFreeHost");
+      args_device_ = args_host_ = nullptr;
+      arg_ring_ = StagingRing(0);
+      // Room for several calls' arguments before the ring comes round.
+      const size_t grown = std::max({floats * 4, arg_ring_floats_ * 2, kMinArgRingFloats});
+      Check(cudaMalloc(&args_device_, grown * sizeof(float)), op, "cudaMalloc (argument ring)");
+      Check(cudaHostAlloc(&args_host_, grown * sizeof(float), cudaHostAllocDefault), op,
+            "cudaHostAlloc (argument ring)");
+      arg_ring_floats_ = grown;
+      arg_ring_ = StagingRing(grown);
     }
-    std::memcpy(HostAt<uint32_t>(at_inverse), bags.inverse, positions * sizeof(uint32_t));
-    std::memcpy(HostAt<uint32_t>(at_offsets), bags.offsets, (bags.samples + 1) * sizeof(uint32_t));
-    CopyIn(inputs, op);
-    const float* rows = host_rows != nullptr ? DeviceAt<float>(at_rows) : device_rows;
-    const size_t stride = host_rows != nullptr ? width : row_stride;
-    Check(cuda::LaunchPoolBySlot(rows, stride, width, DeviceAt<uint32_t>(at_slots), DeviceAt<uint32_t>(at_inverse),
-                                 DeviceAt<uint32_t>(at_offsets), bags.samples, pooling == Pooling::kMean,
-                                 DeviceAt<float>(at_out), width, compute_),
-          op, "LaunchPoolBySlot");
-    CopyOut(at_out, bags.samples * width * sizeof(float), op);
-    UnpackRows(HostAt<float>(at_out), bags.samples, width, out_stride, out);
+    auto span = arg_ring_.Reserve(floats);
+    if (!span.ok()) Fail(op, "the argument ring", span.status().ToString());  // floats fit: our bug
+    if (span->wait_for != 0) WaitArgs(span->wait_for, op);
+    ArgSpan args;
+    args.offset = span->offset;
+    args.floats = floats;
+    args.bytes = bytes;
+    args.host = static_cast<char*>(args_host_) + span->offset * sizeof(float);
+    args.device = static_cast<char*>(args_device_) + span->offset * sizeof(float);
+    return args;
+  }
+  void SendArgs(const ArgSpan& args, const char* op) {
+    Check(cudaMemcpyAsync(args.device, args.host, args.bytes, cudaMemcpyHostToDevice, compute_), op,
+          "cudaMemcpyAsync (host to device)");
+  }
+  // After the kernel that reads `args` was enqueued: its event frees it.
+  void ReleaseArgs(const ArgSpan& args, const char* op) {
+    cudaEvent_t e = nullptr;
+    if (!free_arg_events_.empty()) {
+      e = free_arg_events_.back();
+      free_arg_events_.pop_back();
+    } else {
+      Check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming | cudaEventBlockingSync), op,
+            "cudaEventCreateWithFlags");
+    }
+    Check(cudaEventRecord(e, compute_), op, "cudaEventRecord");
+    arg_events_.emplace_back(++arg_tickets_, e);
+    arg_ring_.Commit(args.offset, args.floats, arg_tickets_);
+  }
+  // Waits for the kernels of every span up to `ticket`.
+  void WaitArgs(uint64_t ticket, const char* op) {
+    while (!arg_events_.empty() && arg_events_.front().first <= ticket) {
+      cudaEvent_t e = arg_events_.front().second;
+      Check(cudaEventSynchronize(e), op, "cudaEventSynchronize");
+      arg_events_.pop_front();
+      free_arg_events_.push_back(e);
+    }
+    arg_ring_.Done(ticket);
   }
 
   // The kernels derive the width from (T, d, z); a caller's other width is
@@ -716,6 +839,10 @@ class CudaBackend final : public Backend {
   void* host_buffer_ = nullptr;  // pinned, the same size and layout
   size_t capacity_ = 0;
   cuda::BagCsr csr_;  // BagGradToUnique's, kept for its capacity
+  // The host-memory ops over the resident ones: their inputs or outputs
+  // packed on the host and staged in device buffers.
+  std::vector<float> packed_, packed_rows_;
+  std::vector<uint32_t> by_index_;
   // Upload's and Download's pinned buffers; whether an upload's copy from
   // upload_host_ may still run (uploaded_ marks its end).
   void* upload_host_ = nullptr;
@@ -739,6 +866,21 @@ class CudaBackend final : public Backend {
   std::vector<cudaEvent_t> free_events_;
   uint64_t tickets_ = 0;
   cudaEvent_t slot_computed_ = nullptr, gathered_ = nullptr;
+  // The argument ring (trainer's thread; see StageArgs). 1 MiB at first: a
+  // table's pooling at 2048 samples of one-id bags stages about 24 KiB of
+  // indices, so a batch's 26 tables fit several times over; a larger call
+  // (a row update of many rows) grows it once, waiting for every span.
+  static constexpr size_t kMinArgRingFloats = size_t{1} << 18;
+  void* args_host_ = nullptr;  // pinned
+  void* args_device_ = nullptr;
+  size_t arg_ring_floats_ = 0;
+  StagingRing arg_ring_{0};
+  std::deque<std::pair<uint64_t, cudaEvent_t>> arg_events_;  // in ticket order
+  std::vector<cudaEvent_t> free_arg_events_;
+  uint64_t arg_tickets_ = 0;
+  // ResidentBagGradToUnique's output before its download; BagGradToUnique's
+  // and PoolSlots' staged input and output.
+  Buffer unique_grad_, staged_grad_, staged_pooled_, staged_rows_;
   // Lazy Adam's correction table (ApplyRowUpdate) and the betas it is for.
   float* adam_table_ = nullptr;
   float adam_beta1_ = 0.0f, adam_beta2_ = 0.0f;

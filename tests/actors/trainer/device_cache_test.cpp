@@ -68,6 +68,11 @@ TEST_CASE("every mode with the cache slots in a device's memory equals the CPU b
           CHECK(f->errors.empty());
           CHECK(f->scatters.load() > 0);  // rows went through the ring and the backend's ops
           if (c.mode != "no_cache") CHECK(f->row_updates.load() > 0);  // no_cache: the shards update
+          // The pooled values and their gradients never left the device.
+          CHECK(f->resident_pools.load() > 0);
+          CHECK(f->resident_bag_grads.load() > 0);
+          CHECK(f->host_pools.load() == 0);
+          CHECK(f->host_bag_grads.load() == 0);
         }
       }
       CHECK(lockstep == cpu);
@@ -81,6 +86,34 @@ TEST_CASE("every mode with the cache slots in a device's memory equals the CPU b
         }
       }
       CHECK(pipeline == cpu);
+    }
+  }
+}
+
+}  // namespace actorrec::trainer
+
+namespace actorrec::trainer {
+
+// Dedup groups still pool through the host on a device (no device
+// GatherRows/SumRowsByIndex yet): mixed with per-sample tables, the run
+// still equals the CPU's bitwise, and only the grouped batches stage.
+TEST_CASE("dedup groups with the cache slots in a device's memory equal the CPU backend bitwise",
+          "[trainer][device_cache]") {
+  Case c;
+  c.sparse = "adagrad";
+  c.batches = 4;
+  c.trainers = 2;
+  c.dedup_groups = {"[0, 1]"};
+  for (const char* mode : {"no_cache", "lrpp_delayed"}) {
+    c.mode = mode;
+    c.cache_rows = 8192;
+    INFO(mode);
+    const uint64_t cpu = LockstepDigest(c);
+    FakeDevices fakes;
+    CHECK(LockstepDigest(c) == cpu);
+    for (const auto& f : fakes.made) {
+      CHECK(f->errors.empty());
+      CHECK(f->host_pools.load() > 0);
     }
   }
 }

@@ -32,6 +32,10 @@ namespace actorrec::trainer {
 // What a fake saw; it outlives the fake (a run's parts own their backends).
 struct FakeDeviceStats {
   std::atomic<int> uploads{0}, downloads{0}, scatters{0}, gathers{0}, row_updates{0};
+  // Pooling into host memory and its backward from host memory (the staged
+  // path: PoolSlots, BagGradToUnique) against the resident one
+  // (ResidentPoolSlots, ResidentBagGradToUnique).
+  std::atomic<int> host_pools{0}, host_bag_grads{0}, resident_pools{0}, resident_bag_grads{0};
   std::mutex mu;
   std::vector<std::string> errors;  // guarded by mu
 };
@@ -76,6 +80,17 @@ class FakeDeviceBackend final : public gpu::Backend {
   }
   void BagGradToUnique(const float* g, size_t in_stride, size_t width, const gpu::SlotBags& bags,
                        gpu::Pooling pooling, float* out) override {
+    Check(&device_, g, 1, false, "BagGradToUnique pooled_grad (host pointers only)");
+    Check(&device_, out, 1, false, "BagGradToUnique out (host pointers only)");
+    ++stats_->host_bag_grads;
+    cpu_->BagGradToUnique(g, in_stride, width, bags, pooling, out);
+  }
+  void ResidentBagGradToUnique(const float* g, size_t in_stride, size_t width, const gpu::SlotBags& bags,
+                               gpu::Pooling pooling, float* out) override {
+    Check(&device_, g, bags.samples == 0 ? 0 : (bags.samples - 1) * in_stride + width, true,
+          "ResidentBagGradToUnique pooled_grad");
+    Check(&device_, out, 1, false, "ResidentBagGradToUnique out");
+    ++stats_->resident_bag_grads;
     cpu_->BagGradToUnique(g, in_stride, width, bags, pooling, out);
   }
 
@@ -103,6 +118,15 @@ class FakeDeviceBackend final : public gpu::Backend {
                  float* out, size_t out_stride) override {
     Check(&device_, rows, 1, true, "PoolSlots rows");
     Check(&device_, out, 1, false, "PoolSlots out");
+    ++stats_->host_pools;
+    cpu_->PoolBySlot(rows, row_stride, width, bags, pooling, out, out_stride);
+  }
+  void ResidentPoolSlots(const float* rows, size_t row_stride, size_t width, const gpu::SlotBags& bags,
+                         gpu::Pooling pooling, float* out, size_t out_stride) override {
+    Check(&device_, rows, 1, true, "ResidentPoolSlots rows");
+    Check(&device_, out, bags.samples == 0 ? 0 : (bags.samples - 1) * out_stride + width, true,
+          "ResidentPoolSlots out");
+    ++stats_->resident_pools;
     cpu_->PoolBySlot(rows, row_stride, width, bags, pooling, out, out_stride);
   }
   void ApplyRowUpdate(float* rows, size_t row_stride, const uint32_t* slots, size_t n, const float* grads,
@@ -111,6 +135,19 @@ class FakeDeviceBackend final : public gpu::Backend {
     Check(&device_, grads, 1, false, "ApplyRowUpdate grads");
     ++stats_->row_updates;
     gpu::Backend::ApplyRowUpdate(rows, row_stride, slots, n, grads, update);
+  }
+
+  // Sums of trainers sharing one device: the destination in this fake's
+  // memory (the source may be another rank's fake).
+  void CopyResident(float* dst, const float* src, size_t floats) override {
+    Check(&device_, dst, floats, true, "CopyResident dst");
+    Check(&pinned_, src, 1, false, "CopyResident src (pinned memory)");
+    gpu::Backend::CopyResident(dst, src, floats);
+  }
+  void RankOrderSum(const float* gathered, size_t n, uint32_t ranks, float* out) override {
+    Check(&device_, gathered, n * ranks, true, "RankOrderSum gathered");
+    Check(&device_, out, n, true, "RankOrderSum out");
+    gpu::Backend::RankOrderSum(gathered, n, ranks, out);
   }
 
   std::vector<std::string> errors() const {

@@ -5,6 +5,7 @@
 // over a slot list, all bitwise.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -79,7 +80,7 @@ TEST_CASE("more rows than the staging ring holds go through it in pieces", "[tra
   const uint32_t n = static_cast<uint32_t>(kMaxStagingRows) + 1000;
   host.Ensure(n);
   dev.Ensure(n);
-  CHECK(dev.staging_rows() == kMaxStagingRows);
+  CHECK(dev.staging_rows() == kFirstStagingRows);  // grown by the first large write
   std::vector<uint32_t> slots(n);
   for (uint32_t i = 0; i < n; ++i) slots[i] = n - 1 - i;
   std::mt19937 rng(5);
@@ -87,9 +88,46 @@ TEST_CASE("more rows than the staging ring holds go through it in pieces", "[tra
   host.WriteRows(slots.data(), n, rows.data());
   const int before = fake.stats().scatters.load();
   dev.WriteRows(slots.data(), n, rows.data());
+  CHECK(dev.staging_rows() == kMaxStagingRows);  // the bound: the rest went in a second piece
   CHECK(fake.stats().scatters.load() - before == 2);
   CHECK(SameBits(ReadAll(host), ReadAll(dev)));
   CHECK(fake.errors().empty());
+}
+
+TEST_CASE("the staging ring grows to twice the largest landing, bounded by the slots and kMaxStagingRows",
+          "[trainer][slots]") {
+  CHECK(StagingRowsFor(0, 10, 100) == 20);
+  CHECK(StagingRowsFor(30, 10, 100) == 30);  // grow-only
+  CHECK(StagingRowsFor(30, 80, 100) == 100);  // bounded
+  const models::RowOptimizer opt(config::SparseOptimizer::kSgd, {}, 2);
+  FakeDeviceBackend fake;
+  auto cpu = gpu::MakeCpuBackend();
+  {
+    SlotArray host(cpu.get(), &opt), dev(&fake, &opt);
+    const uint32_t slots = 5000;
+    host.Ensure(slots);
+    dev.Ensure(slots);
+    CHECK(dev.staging_rows() == kFirstStagingRows);
+    std::mt19937 rng(11);
+    // Landings of 600, then 1500, then 4000 rows into a ring of 1024: each
+    // grows it (1200, 3000, then the bound 5000) and the rows still land
+    // in their slots, the late copies of the old ring waited for first.
+    size_t at = 0;
+    for (size_t n : {600u, 1500u, 4000u, 100u}) {
+      std::vector<uint32_t> list(n);
+      for (size_t i = 0; i < n; ++i) list[i] = static_cast<uint32_t>((at + i * 7) % slots);
+      std::sort(list.begin(), list.end());
+      list.erase(std::unique(list.begin(), list.end()), list.end());
+      const std::vector<float> rows = RandomRows(list.size(), opt.row_floats(), rng);
+      host.WriteRows(list.data(), list.size(), rows.data());
+      dev.WriteRows(list.data(), list.size(), rows.data());
+      at += n;
+    }
+    CHECK(dev.staging_rows() == slots);
+    CHECK(SameBits(ReadAll(host), ReadAll(dev)));
+  }
+  CHECK(fake.errors().empty());
+  CHECK(fake.live() == 0);
 }
 
 TEST_CASE("pooling and every row optimizer on device slots give the host array's bits", "[trainer][slots]") {
