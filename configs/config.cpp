@@ -238,7 +238,7 @@ Config Parse(std::string_view text, const std::string& name, const std::filesyst
   TableReader dataset = document.Table("dataset");
   ReadDataset(dataset, base_dir, &config.dataset);
   TableReader model = document.Table("model");
-  ReadModel(model, config.dataset.dense_features, &config.model);
+  ReadModel(model, config.dataset, &config.model);
   TableReader optimizer = document.Table("optimizer");
   ReadOptimizer(optimizer, &config.optimizer);
   TableReader training = document.Table("training");

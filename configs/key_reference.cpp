@@ -85,6 +85,18 @@ const Meaning kMeanings[] = {
     {"model", "wide_dense", [](const Config& c) { return Flag(c.model.wide_dense); },
      "wide_deep only: the dense features also enter the wide part, each with a weight (Cheng et al. 2016's "
      "wide part over raw features); false: the wide part sees the categorical ids only."},
+    {"model", "crosses", [](const Config&) { return std::string("(none)"); },
+     "wide_deep only: one [[model.crosses]] table per crossed-feature column of the wide part (below); none: the "
+     "wide part has each table's own ids (and, with wide_dense, the dense features) only."},
+    // [[model.crosses]]
+    {"model.crosses", "tables", [](const Config&) { return std::string("(none)"); },
+     "Required: 2 to 16 different table indices (0-based, as in dataset.dedup_groups) whose ids are crossed. A "
+     "sample's cross id is a fixed hash of its ids in these tables, in this order, modulo buckets; multi-valued "
+     "bags cross as their Cartesian product, an empty bag gives no cross id (docs/models.md). The cross is a "
+     "wide-only table appended after the data's: one first-order weight per bucket, never seen by the deep part."},
+    {"model.crosses", "buckets", [](const Config&) { return std::string("(none)"); },
+     "Required: the cross's rows (hash buckets); crossed ids that collide share a weight. A bucket takes a whole "
+     "embedding row (embedding_dim + 1 floats and their optimizer state), of which only the weight is used."},
     // [optimizer]
     {"optimizer", "dense", [](const Config& c) { return Text(std::string(kDenseOptimizerNames[static_cast<size_t>(c.optimizer.dense)])); },
      "The optimizer of the MLP weights."},
@@ -270,6 +282,9 @@ constexpr std::string_view kEveryBranch = R"(
 [run]
 [model]
 kind = "?"
+[[model.crosses]]
+tables = [0, 1]
+buckets = 2
 [optimizer]
 [dataset]
 source = "?"
@@ -312,7 +327,7 @@ Recorded Record() {
 
 // The tables in the order a config file has them.
 int TableRank(const std::string& table) {
-  static constexpr std::string_view kOrder[] = {"run",     "model",    "optimizer",         "dataset",
+  static constexpr std::string_view kOrder[] = {"run",     "model",    "model.crosses", "optimizer",         "dataset",
                                                 "dataset.generator", "dataset.csv", "dataset.libfm", "dataset.dedup_groups", "training", "cluster",
                                                 "cluster.member"};
   for (size_t i = 0; i < std::size(kOrder); ++i) {
@@ -392,7 +407,8 @@ std::string ConfigReferenceMarkdown() {
   for (const KeyReference& r : ConfigKeyReference()) {
     if (r.table != table) {
       table = r.table;
-      const bool array = table == "cluster.member" || table == "dataset.dedup_groups";  // arrays of tables
+      const bool array = table == "cluster.member" || table == "dataset.dedup_groups" ||
+                         table == "model.crosses";  // arrays of tables
       out += "\n## " + std::string(array ? "[[" : "[") + table + (array ? "]]" : "]") +
              "\n\n| key | type | default | meaning |\n| --- | --- | --- | --- |\n";
     }
