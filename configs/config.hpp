@@ -271,7 +271,9 @@ Config ParseConfig(std::string_view toml_text, const std::string& path);
 // each "dotted.key=value" as given to --set: the value is TOML (4096, 0.5,
 // true, [512, 256], "text"), or else taken as a string (lrpp_delayed), and
 // replaces the file's value or adds the key; sub-tables are created as
-// needed. The result is validated as if the file said so, and a problem with
+// needed. "dotted.key=" (nothing after the =) removes the key, a table or an
+// array of tables too (model.crosses), which then takes its default; one
+// that is not set is a problem. The result is validated as if the file said so, and a problem with
 // an overridden key names the --set that gave it. The digest covers the
 // overrides: cluster members must be given the same ones.
 Config LoadConfigWith(const std::string& path, std::span<const std::string> overrides);
