@@ -108,11 +108,12 @@ void CheckBatchSplit(const Config& config, TableReader& training) {
                                   (training.Has("batch_size") ? "" : " (the default)") + "; " + fix);
 }
 
-// One --set: its dotted key and the node that replaces the file's value.
+// One --set: its dotted key and the node that replaces the file's value,
+// or none: "key=" removes the key (so it takes its default, or is absent).
 struct Override {
   std::string arg;  // as given, for messages
   std::vector<std::string> key;
-  std::unique_ptr<toml::node> value;
+  std::unique_ptr<toml::node> value;  // null: remove the key
 };
 
 bool IsKeyPart(std::string_view part) {
@@ -145,6 +146,7 @@ std::optional<Override> ParseOverride(const std::string& arg, std::vector<Proble
   }
   if (o.key.size() < 2) return fail("the key names its table too, e.g. training." + o.key[0]);
   const std::string value = arg.substr(eq + 1);
+  if (value.empty()) return o;  // "key=": remove the key
   // A TOML value when the text parses as one; otherwise the text itself, so
   // that --set training.mode=lrpp needs no quotes.
   try {
@@ -159,18 +161,29 @@ std::optional<Override> ParseOverride(const std::string& arg, std::vector<Proble
   return o;
 }
 
-// Puts each override into `root`, creating tables on the way. A key under a
-// value or an array of tables (such as cluster.member) is a problem: members
-// are set in the file.
+// Puts each override into `root`, creating tables on the way, or removes
+// its key. A key under a value or an array of tables (such as
+// cluster.member) is a problem: members are set in the file; so is removing
+// a key that is not there (a typo would do nothing silently).
 void ApplyOverrides(toml::table* root, std::vector<Override>* overrides, std::vector<Problem>* problems) {
   for (Override& o : *overrides) {
     toml::table* table = root;
     std::string path;
     bool ok = true;
+    auto absent = [&] {
+      std::string key;
+      for (const std::string& part : o.key) key += (key.empty() ? "" : ".") + part;
+      problems->push_back(Problem{"--set " + o.arg, 0, "",
+                                  key + " is not set, so there is nothing to remove (\"--set KEY=\" removes a key "
+                                        "the config sets; give a value to set one)"});
+      ok = false;
+    };
     for (size_t i = 0; i + 1 < o.key.size() && ok; ++i) {
       path += (path.empty() ? "" : ".") + o.key[i];
       toml::node* next = table->get(o.key[i]);
-      if (next == nullptr) {
+      if (next == nullptr && !o.value) {
+        absent();
+      } else if (next == nullptr) {
         table = table->insert_or_assign(o.key[i], toml::table{}).first->second.as_table();
       } else if (next->is_table()) {
         table = next->as_table();
@@ -183,7 +196,11 @@ void ApplyOverrides(toml::table* root, std::vector<Override>* overrides, std::ve
         ok = false;
       }
     }
-    if (ok) o.value->visit([&](auto& node) { table->insert_or_assign(o.key.back(), std::move(node)); });
+    if (ok && !o.value) {
+      if (table->erase(o.key.back()) == 0) absent();
+    } else if (ok) {
+      o.value->visit([&](auto& node) { table->insert_or_assign(o.key.back(), std::move(node)); });
+    }
   }
 }
 
@@ -238,7 +255,7 @@ Config Parse(std::string_view text, const std::string& name, const std::filesyst
   TableReader dataset = document.Table("dataset");
   ReadDataset(dataset, base_dir, &config.dataset);
   TableReader model = document.Table("model");
-  ReadModel(model, config.dataset.dense_features, &config.model);
+  ReadModel(model, config.dataset, &config.model);
   TableReader optimizer = document.Table("optimizer");
   ReadOptimizer(optimizer, &config.optimizer);
   TableReader training = document.Table("training");

@@ -65,6 +65,15 @@ struct RunConfig {
   std::string inspect_address = "127.0.0.1:0";
 };
 
+// [[model.crosses]]: one crossed-feature column of Wide&Deep's wide part
+// (Cheng et al. 2016): the tables crossed and the buckets their ids hash
+// into (data/crosses.hpp states the hash and how bags cross).
+struct CrossConfig {
+  std::vector<uint32_t> tables;      // >= 2, distinct, 0-based table indices in the given order
+  uint64_t buckets = 0;              // 2..2^32-1: rows of the cross's wide-only table
+  bool operator==(const CrossConfig&) const = default;
+};
+
 struct ModelConfig {
   ModelKind kind = ModelKind::kDlrm;
   int embedding_dim = 16;            // 1..1024
@@ -73,6 +82,10 @@ struct ModelConfig {
   std::vector<int> deep_mlp;         // wide_deep, deepfm, dcn: hidden sizes, last == 1
   int cross_layers = 0;              // dcn: >= 1
   bool wide_dense = false;           // wide_deep: the dense features enter the wide part too
+  // wide_deep: crossed-feature columns, each a wide-only table appended after
+  // the data's tables (one first-order weight per bucket; the deep part
+  // never sees them).
+  std::vector<CrossConfig> crosses;
   std::string pooling = "sum";       // sum | mean
 };
 
@@ -258,7 +271,9 @@ Config ParseConfig(std::string_view toml_text, const std::string& path);
 // each "dotted.key=value" as given to --set: the value is TOML (4096, 0.5,
 // true, [512, 256], "text"), or else taken as a string (lrpp_delayed), and
 // replaces the file's value or adds the key; sub-tables are created as
-// needed. The result is validated as if the file said so, and a problem with
+// needed. "dotted.key=" (nothing after the =) removes the key, a table or an
+// array of tables too (model.crosses), which then takes its default; one
+// that is not set is a problem. The result is validated as if the file said so, and a problem with
 // an overridden key names the --set that gave it. The digest covers the
 // overrides: cluster members must be given the same ones.
 Config LoadConfigWith(const std::string& path, std::span<const std::string> overrides);

@@ -42,6 +42,74 @@ constexpr RealRange kNonNegative{0.0, /*min_open=*/false};
 constexpr RealRange kUnitOpenRight{0.0, false, 1.0, /*max_open=*/true};  // [0, 1)
 constexpr RealRange kUnitOpenLeft{0.0, true, 1.0, false};               // (0, 1]
 
+// The tables the config itself counts (0: known only once the data is
+// open; the dataset source checks dedup groups and crosses against the
+// data's schema then).
+size_t TablesNamedByConfig(const DatasetConfig& ds) {
+  if (!ds.table_rows.empty()) return ds.table_rows.size();
+  if (ds.source == "csv") return ds.csv.categorical.size();
+  if (ds.source == "libfm") return static_cast<size_t>(ds.libfm.fields);
+  return 0;
+}
+
+// A cross of more tables than this is a typo, not a feature (Cheng et al.
+// cross two or three).
+constexpr size_t kMaxCrossTables = 16;
+
+// [[model.crosses]]: tables = [...] (two or more distinct tables) and
+// buckets each; no two crosses of the same tables in the same order.
+void ReadCrosses(TableReader& t, size_t tables, ModelConfig* model) {
+  const std::vector<const toml::table*> crosses = t.TableArray("crosses");
+  for (size_t i = 0; i < crosses.size(); ++i) {
+    TableReader c(crosses[i], t.KeyPath("crosses") + "[" + std::to_string(i) + "]", t.problems());
+    CrossConfig cross;
+    bool valid = true;
+    if (c.Require("tables", "the table indices (0-based) whose ids are crossed, e.g. tables = [0, 1]")) {
+      if (auto list = c.IntArray("tables", 0, UINT32_MAX - 1, kMaxCrossTables)) {
+        for (int64_t table : *list) {
+          if (tables != 0 && static_cast<uint64_t>(table) >= tables) {
+            c.Fail("tables", "table " + std::to_string(table) + " does not exist: the dataset has " +
+                                 std::to_string(tables) + " tables, 0 to " + std::to_string(tables - 1));
+            valid = false;
+          } else if (std::find(cross.tables.begin(), cross.tables.end(), table) != cross.tables.end()) {
+            c.Fail("tables", "table " + std::to_string(table) + " is listed twice: a cross combines different tables");
+            valid = false;
+          }
+          cross.tables.push_back(static_cast<uint32_t>(table));
+        }
+        if (list->size() < 2) {
+          c.Fail("tables", "expected at least two tables to cross; got " + std::to_string(list->size()) +
+                               " (a table's own ids are in the wide part already)");
+          valid = false;
+        }
+      } else {
+        valid = false;
+      }
+    } else {
+      valid = false;
+    }
+    if (c.Require("buckets", "the rows the crossed ids hash into, e.g. buckets = 100003")) {
+      if (auto buckets = c.Int("buckets", 2, kMaxTableRows)) {
+        cross.buckets = static_cast<uint64_t>(*buckets);
+      } else {
+        valid = false;
+      }
+    } else {
+      valid = false;
+    }
+    for (size_t j = 0; valid && j < model->crosses.size(); ++j) {
+      if (model->crosses[j].tables == cross.tables) {
+        c.Fail("tables", "the same tables as " + t.KeyPath("crosses") + "[" + std::to_string(j) +
+                             "]: each cross once (raise its buckets instead)");
+        valid = false;
+      }
+    }
+    if (valid) model->crosses.push_back(std::move(cross));
+    static constexpr std::string_view kKeys[] = {"tables", "buckets"};
+    c.Finish(kKeys);
+  }
+}
+
 }  // namespace
 
 bool IsValidName(std::string_view name) {
@@ -116,7 +184,8 @@ void ReadRun(TableReader& t, RunConfig* run) {
 
 // ---------------------------------------------------------------- [model]
 
-void ReadModel(TableReader& t, int dense_features, ModelConfig* model) {
+void ReadModel(TableReader& t, const DatasetConfig& dataset, ModelConfig* model) {
+  const int dense_features = dataset.dense_features;
   auto kind = t.Choice("kind", kModelKindNames);
   if (kind) model->kind = static_cast<ModelKind>(*kind);
   auto dim = t.Int("embedding_dim", 1, 1024);
@@ -175,6 +244,12 @@ void ReadModel(TableReader& t, int dense_features, ModelConfig* model) {
   } else {
     t.NotApplicable("wide_dense", "applies only to kind = \"wide_deep\"; this model is " + kind_text);
   }
+  if (!known || model->kind == ModelKind::kWideDeep) {
+    ReadCrosses(t, TablesNamedByConfig(dataset), model);
+  } else {
+    t.NotApplicable("crosses", "applies only to kind = \"wide_deep\" (crossed columns of its wide part); this model "
+                               "is " + kind_text);
+  }
 
   // Shapes that must line up with the rest of the network.
   if (known && dlrm && dim && !model->bottom_mlp.empty() &&
@@ -195,7 +270,7 @@ void ReadModel(TableReader& t, int dense_features, ModelConfig* model) {
 
   static constexpr std::string_view kKeys[] = {"kind",    "embedding_dim", "bottom_mlp",
                                                 "top_mlp", "deep_mlp",     "cross_layers",
-                                                "wide_dense", "pooling"};
+                                                "wide_dense", "crosses", "pooling"};
   t.Finish(kKeys);
 }
 
@@ -314,15 +389,6 @@ void ReadLibfm(TableReader& t, LibfmConfig* l) {
 }
 
 namespace {
-
-// The tables the config itself counts (0: known only once the data is
-// open; RunParts checks the groups against the data's schema then).
-size_t TablesNamedByConfig(const DatasetConfig& ds) {
-  if (!ds.table_rows.empty()) return ds.table_rows.size();
-  if (ds.source == "csv") return ds.csv.categorical.size();
-  if (ds.source == "libfm") return static_cast<size_t>(ds.libfm.fields);
-  return 0;
-}
 
 // [[dataset.dedup_groups]]: tables = [...] each, no table in two groups.
 // Read after the source's own tables, whose table count it checks against.

@@ -2,8 +2,8 @@
 // TableReader, keeps the struct's default for an absent key, records every
 // problem in the reader's ProblemList, and reports the table's unknown keys.
 // Checks that span sections (batch size vs trainers) live in config.cpp,
-// except which keys apply: ReadModel takes the dataset's dense feature count,
-// since DLRM has a bottom MLP only with dense features.
+// except which keys apply: ReadModel takes the dataset, since DLRM has a
+// bottom MLP only with dense features and crosses name its tables.
 #pragma once
 
 #include <filesystem>
@@ -16,9 +16,10 @@
 namespace actorrec::config {
 
 void ReadRun(TableReader& table, RunConfig* run);
-// `dense_features` is [dataset]'s (read first): DLRM's bottom_mlp is required
-// with dense features and refused without.
-void ReadModel(TableReader& table, int dense_features, ModelConfig* model);
+// `dataset` is read first: DLRM's bottom_mlp is required with dense
+// features and refused without, and Wide&Deep's crosses name tables the
+// dataset may count.
+void ReadModel(TableReader& table, const DatasetConfig& dataset, ModelConfig* model);
 void ReadOptimizer(TableReader& table, OptimizerConfig* optimizer);
 // Relative paths resolve against `base_dir` (empty: the working directory).
 void ReadDataset(TableReader& table, const std::filesystem::path& base_dir, DatasetConfig* dataset);

@@ -54,17 +54,17 @@ void Backend::InteractionBackward(const float* dr, const float* z, const float* 
   cpu::InteractionBackward(dr, z, pooled, n, T, d, width, dz, dpooled, G.data());
 }
 
-void Backend::DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, size_t w,
-                        float* x) {
-  cpu::DeepInput(dense, pooled, n, dd, T, d, w, x);
+void Backend::DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t C, size_t d,
+                        size_t w, float* x) {
+  cpu::DeepInput(dense, pooled, n, dd, T, C, d, w, x);
 }
-void Backend::WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t d, const float* bias,
-                             bool fm, float* sums, float* logits) {
-  cpu::WideDeepLogits(deep, pooled, n, T, d, bias, fm, sums, logits);
+void Backend::WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t C, size_t d,
+                             const float* bias, bool fm, float* sums, float* logits) {
+  cpu::WideDeepLogits(deep, pooled, n, T, C, d, bias, fm, sums, logits);
 }
 void Backend::WideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, const float* dlogit,
-                                 size_t n, size_t dd, size_t T, size_t d, float* pooled_grad) {
-  cpu::WideDeepPooledGrad(dx, pooled, sums, dlogit, n, dd, T, d, pooled_grad);
+                                 size_t n, size_t dd, size_t T, size_t C, size_t d, float* pooled_grad) {
+  cpu::WideDeepPooledGrad(dx, pooled, sums, dlogit, n, dd, T, C, d, pooled_grad);
 }
 
 void Backend::CrossForward(const float* x0, const float* x, const float* w, const float* b, size_t n, size_t d0,

@@ -110,15 +110,17 @@ class Backend {
                                    size_t width, float* dz, float* dpooled);
   // Wide&Deep and DeepFM (gpu/cpu_ops.hpp states each sum's order): the
   // deep tower's input x (n × (dd + T·d)) from dense (n × dd) and pooled
-  // (n × T × w: w = d + 1 for Wide&Deep and DeepFM, d for DCN's x0); the
-  // logits (bias: one float of the backend's memory; fm: sums, n × d, kept
-  // for the backward); the pooled gradient.
-  virtual void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, size_t w,
-                         float* x);
-  virtual void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t d, const float* bias,
-                              bool fm, float* sums, float* logits);
+  // (n × (T + C) × w: w = d + 1 for Wide&Deep and DeepFM, d for DCN's x0;
+  // the C wide-only tables, Wide&Deep's crosses, after the T, never in x);
+  // the logits (bias: one float of the backend's memory; fm: sums, n × d,
+  // kept for the backward; the first-order sum over all T + C); the pooled
+  // gradient (n × (T + C) × w).
+  virtual void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t C, size_t d,
+                         size_t w, float* x);
+  virtual void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t C, size_t d,
+                              const float* bias, bool fm, float* sums, float* logits);
   virtual void WideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, const float* dlogit,
-                                  size_t n, size_t dd, size_t T, size_t d, float* pooled_grad);
+                                  size_t n, size_t dd, size_t T, size_t C, size_t d, float* pooled_grad);
 
   // ---- Deep&Cross (models/dcn.cpp; gpu/cpu_ops.hpp states each sum's
   // order). Rows of d0 floats; x0 is DeepInput with w = d. Scratch the ops

@@ -230,26 +230,27 @@ size_t InteractionColumnsFloats(size_t T, size_t d, bool with_z) {
   return d * ((vectors + kLanes - 1) / kLanes * kLanes);
 }
 
-void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, size_t w, float* x) {
+void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t C, size_t d, size_t w,
+               float* x) {
   const size_t x_width = dd + T * d;
   for (size_t i = 0; i < n; ++i) {
     float* xi = x + i * x_width;
     std::copy(dense + i * dd, dense + (i + 1) * dd, xi);
     for (size_t t = 0; t < T; ++t) {
-      const float* e = pooled + (i * T + t) * w;
+      const float* e = pooled + (i * (T + C) + t) * w;
       std::copy(e, e + d, xi + dd + t * d);
     }
   }
 }
 
-void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t d, const float* bias_at,
-                    bool fm, float* sums, float* logits) {
+void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t C, size_t d,
+                    const float* bias_at, bool fm, float* sums, float* logits) {
   const size_t w = d + 1;
   const float bias = bias_at[0];
   for (size_t i = 0; i < n; ++i) {
-    const float* pi = pooled + i * T * w;
+    const float* pi = pooled + i * (T + C) * w;
     float first = 0.0f;
-    for (size_t t = 0; t < T; ++t) first += pi[t * w + d];
+    for (size_t t = 0; t < T + C; ++t) first += pi[t * w + d];
     float logit = deep[i] + first + bias;
     if (fm) {
       float* s = sums + i * d;
@@ -267,16 +268,20 @@ void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, 
 }
 
 void WideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, const float* dlogit, size_t n,
-                        size_t dd, size_t T, size_t d, float* pooled_grad) {
+                        size_t dd, size_t T, size_t C, size_t d, float* pooled_grad) {
   const size_t w = d + 1, x_width = dd + T * d;
   for (size_t i = 0; i < n; ++i) {
     const float g = dlogit[i];
-    const float* pi = pooled + i * T * w;
-    float* gi = pooled_grad + i * T * w;
+    const float* pi = pooled + i * (T + C) * w;
+    float* gi = pooled_grad + i * (T + C) * w;
     const float* dxi = dx + i * x_width + dd;
     for (size_t t = 0; t < T; ++t) {
       std::copy(dxi + t * d, dxi + (t + 1) * d, gi + t * w);
       gi[t * w + d] = g;  // ∂logit/∂w_t = 1
+    }
+    for (size_t t = T; t < T + C; ++t) {  // wide-only: the weight alone
+      std::fill(gi + t * w, gi + t * w + d, 0.0f);
+      gi[t * w + d] = g;
     }
     if (sums != nullptr) {
       // ∂/∂e_tk of ½[(Σ_t e_tk)² − Σ_t e_tk²] = s_k − e_tk.

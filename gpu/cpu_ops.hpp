@@ -54,20 +54,24 @@ void InteractionForward(const float* z, const float* pooled, size_t n, size_t T,
 size_t InteractionColumnsFloats(size_t T, size_t d, bool with_z);
 
 // Wide&Deep and DeepFM (models/wide_deep.cpp); pooled rows of w = d + 1
-// floats (d embedding floats, then the first-order weight), deep inputs of
-// dd + T·d floats a sample.
+// floats (d embedding floats, then the first-order weight), T + C of them a
+// sample: the T tables the deep part sees, then C wide-only ones (Wide&Deep's
+// crosses, whose weight alone is read); deep inputs of dd + T·d floats a
+// sample.
 // x = [dense, e_1[0, d) … e_T[0, d)] per sample, pooled rows of w floats
-// (d + 1 here; d for DCN's x0).
-void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, size_t w, float* x);
-// logits[i] = deep[i] + Σ_t w_t (t ascending, from +0) + bias[0]; with fm,
-// + 0.5·(Dot(s, s) − Σ_t Dot(e_t, e_t)), s = Σ_t e_t (sums, n × d, kept
-// for the backward).
-void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t d, const float* bias, bool fm,
-                    float* sums, float* logits);
-// pooled_grad (n × T × w): dx's embedding part, g = dlogit[i] for w_t, and
-// with fm (sums not null) + g·(s_k − e_tk).
+// (d + 1 here; d for DCN's x0, with C = 0).
+void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t C, size_t d, size_t w,
+               float* x);
+// logits[i] = deep[i] + Σ_t w_t (t ascending over all T + C, from +0) +
+// bias[0]; with fm, + 0.5·(Dot(s, s) − Σ_t Dot(e_t, e_t)), s = Σ_t e_t over
+// the T (sums, n × d, kept for the backward).
+void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t C, size_t d, const float* bias,
+                    bool fm, float* sums, float* logits);
+// pooled_grad (n × (T + C) × w): dx's embedding part, g = dlogit[i] for w_t,
+// and with fm (sums not null) + g·(s_k − e_tk); a wide-only table's
+// embedding part 0.
 void WideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, const float* dlogit, size_t n,
-                        size_t dd, size_t T, size_t d, float* pooled_grad);
+                        size_t dd, size_t T, size_t C, size_t d, float* pooled_grad);
 // Deep&Cross (models/dcn.cpp), rows of d0 floats: x_{l+1} = x0·s + b + x_l
 // with s = Dot(x_l, w). One cross layer: s[i] = Dot(x_i, w), then element
 // k of next_i = (x0_ik·s[i] + b_k) + x_ik.

@@ -43,7 +43,8 @@ ModelSpec SpecOf(const config::ModelConfig& model, uint32_t dense_features, uint
   ModelSpec s;
   s.kind = model.kind;
   s.dense_features = dense_features;
-  s.tables = tables;
+  s.wide_tables = static_cast<uint32_t>(std::min<size_t>(model.crosses.size(), tables));
+  s.tables = tables - s.wide_tables;
   s.embedding_dim = static_cast<uint32_t>(model.embedding_dim);
   s.bottom_mlp = model.bottom_mlp;
   s.top_mlp = model.top_mlp;
@@ -153,6 +154,10 @@ Result<std::unique_ptr<Model>> Model::Create(const ModelSpec& spec, gpu::Backend
   if (backend == nullptr) return Status::InvalidArgument("model: no compute backend");
   if (spec.embedding_dim == 0) return Status::InvalidArgument("model.embedding_dim: must be positive");
   const std::string kind = config::ModelKindName(spec.kind);
+  if (spec.wide_tables > 0 && spec.kind != config::ModelKind::kWideDeep) {
+    return Status::InvalidArgument(std::string("model.crosses: apply only to kind = \"wide_deep\"; this model is kind = \"")
+                                       .append(kind).append("\""));
+  }
   switch (spec.kind) {
     case config::ModelKind::kDlrm: {
       // Dense features go through the bottom MLP; without them there is

@@ -2,8 +2,8 @@
 // DLRM, Wide&Deep, DeepFM and Deep&Cross (DCN v1), configured from [model].
 //
 // A model sees one trainer's slice: the dense features, the labels, and the
-// pooled embeddings of every table (samples × tables × embedding_width(),
-// sample-major), gathered by the trainer from its cache. It returns the
+// pooled embeddings of every table (samples × spec().pooled_tables() ×
+// embedding_width(), sample-major), gathered by the trainer from its cache. It returns the
 // slice's loss and writes the gradients of its dense parameters and of the
 // pooled embeddings; the trainer turns the latter into row gradients.
 //
@@ -28,10 +28,13 @@
 //              Without dense features there is no bottom MLP (bottom_mlp
 //              empty): F = [e_1 … e_T] and the interaction is
 //              [⟨F_a, F_b⟩ for a = 1…T−1, b = 0…a−1] (needs T ≥ 2).
-//   wide_deep  logit = Σ_t w_t + wide.bias + MLP_deep([dense, e_1 … e_T]),
-//              where e_t are the first D floats of pooled vector t and w_t
-//              its last float (the first-order weight; width D + 1); with
-//              wide_dense, + Σ_j wide.dense_j · dense_j (summed by the GEMM).
+//   wide_deep  logit = Σ_t w_t + Σ_c w_c + wide.bias + MLP_deep([dense,
+//              e_1 … e_T]), where e_t are the first D floats of pooled vector
+//              t and w_t its last float (the first-order weight; width D + 1);
+//              c runs over the wide-only tables (model.crosses, pooled after
+//              the T), of which only the weight w_c is read (their first D
+//              floats get zero gradients); with wide_dense, + Σ_j
+//              wide.dense_j · dense_j (summed by the GEMM).
 //   deepfm     wide_deep's first-order and deep terms, plus the FM second
 //              order ½ Σ_k [(Σ_t e_tk)² − Σ_t e_tk²].
 //   dcn        x0 = [dense, e_1 … e_T] (width d0), x_{l+1} = x0·(x_l·w_l) +
@@ -76,9 +79,17 @@ struct ModelSpec {
   std::vector<int> bottom_mlp, top_mlp, deep_mlp;
   int cross_layers = 0;
   bool wide_dense = false;  // wide_deep: + wide.dense · dense in the logit
+  // wide_deep: wide-only tables (model.crosses) pooled after the `tables`
+  // the deep part sees; only their first-order weights enter the logit.
+  uint32_t wide_tables = 0;
   gpu::Pooling pooling = gpu::Pooling::kSum;
+
+  // The pooled vectors of a sample: the deep tables, then the wide-only ones.
+  uint32_t pooled_tables() const { return tables + wide_tables; }
 };
 
+// `tables`: every table the trainer pools, the model.crosses (the last
+// model.crosses.size() of them) included.
 ModelSpec SpecOf(const config::ModelConfig& model, uint32_t dense_features, uint32_t tables);
 
 // GEMM FLOPs per sample of one forward and backward pass (2 FLOPs per

@@ -1,7 +1,9 @@
 // Wide&Deep (Cheng et al. 2016) and DeepFM (Guo et al. 2017): one class,
 // since DeepFM is Wide&Deep's first-order term and deep tower plus the FM
 // second-order term. Each pooled vector has width D + 1: D embedding floats
-// for the deep tower (and FM), then the row's first-order weight.
+// for the deep tower (and FM), then the row's first-order weight. Wide&Deep's
+// crosses (spec.wide_tables) are pooled after the deep tables: their weight
+// joins the first-order sum, their D floats nothing.
 //
 // Its step runs through gpu::Backend's ops on buffers of the backend's
 // memory, as DLRM's (models/dlrm.cpp): device-resident on CUDA.
@@ -31,36 +33,38 @@ class WideDeep final : public Model {
 
   double Backward(const SliceView& in, const float* pooled, float* pooled_grad, float scale) override {
     gpu::Backend& be = *backend_;
-    const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables, dd = spec_.dense_features;
+    const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables, C = spec_.wide_tables;
+    const size_t dd = spec_.dense_features;
     (void)pooled;  // Forward's pooled_on_ holds the same floats
     float* dlogit = nullptr;
     const double loss = LossGradient(in, logits_.data(), scale, &dlogit);
     float* grads = GradsTarget();
     float* dx = dx_.Grow(be, n * x_width_);
     deep_.Backward(be, params_on_, grads, dlogit, n, dx);
-    float* dpooled = PooledGradTarget(in, pooled_grad, n * T * width_);
-    be.WideDeepPooledGrad(dx, pooled_on_, fm_ ? sums_.data() : nullptr, dlogit, n, dd, T, d, dpooled);
+    float* dpooled = PooledGradTarget(in, pooled_grad, n * (T + C) * width_);
+    be.WideDeepPooledGrad(dx, pooled_on_, fm_ ? sums_.data() : nullptr, dlogit, n, dd, T, C, d, dpooled);
     be.BiasGrad(dlogit, n, 1, grads + bias_);  // Σ_i dlogit_i in sample order from +0
     if (wide_dense_) {  // ∂/∂v_j = Σ_i dlogit_i · x_ij
       be.ResidentGemm(true, false, 1, static_cast<int>(dd), static_cast<int>(n), 1.0f, dlogit, 1, dense_on_,
                       static_cast<int>(dd), 0.0f, grads + *wide_dense_, static_cast<int>(dd));
     }
-    FinishBackward(in, grads, dpooled, pooled_grad, n * T * width_);
+    FinishBackward(in, grads, dpooled, pooled_grad, n * (T + C) * width_);
     return loss;
   }
 
   void Forward(const SliceView& in, const float* pooled) override {
     gpu::Backend& be = *backend_;
-    const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables, dd = spec_.dense_features;
+    const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables, C = spec_.wide_tables;
+    const size_t dd = spec_.dense_features;
     params_on_ = ResidentParams();
-    pooled_on_ = PooledOn(in, up_pooled_, pooled, n * T * width_);
+    pooled_on_ = PooledOn(in, up_pooled_, pooled, n * (T + C) * width_);
     float* x = x_.Grow(be, n * x_width_);
     dense_on_ = up_dense_.Resident(be, in.dense, n * dd);
-    be.DeepInput(dense_on_, pooled_on_, n, dd, T, d, width_, x);
+    be.DeepInput(dense_on_, pooled_on_, n, dd, T, C, d, width_, x);
     deep_.Forward(be, params_on_, x, n);
     float* logits = logits_.Grow(be, n);
     float* sums = fm_ ? sums_.Grow(be, n * d) : nullptr;
-    be.WideDeepLogits(deep_.output(), pooled_on_, n, T, d, params_on_ + bias_, fm_, sums, logits);
+    be.WideDeepLogits(deep_.output(), pooled_on_, n, T, C, d, params_on_ + bias_, fm_, sums, logits);
     if (wide_dense_ && n > 0) {  // logits += dense · vᵀ
       be.ResidentGemm(false, true, static_cast<int>(n), 1, static_cast<int>(dd), 1.0f, dense_on_,
                       static_cast<int>(dd), params_on_ + *wide_dense_, static_cast<int>(dd), 1.0f, logits, 1);

@@ -10,7 +10,8 @@ void AddSetFlag(CLI::App* command, ConfigFlags* flags) {
   command
       ->add_option("--set", flags->overrides,
                    "override a config key, e.g. --set training.batch_size=4096 --set training.mode=lrpp (repeatable; "
-                   "the value is TOML, or text; validated as the file is; every key is in configs/local.toml)")
+                   "the value is TOML, or text; validated as the file is; every key is in docs/config.md); "
+                   "KEY= with nothing after the = removes the key (e.g. --set model.deep_mlp= to switch to dlrm)")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
 }

@@ -88,7 +88,7 @@ int ConvertTo(const config::Config& cfg, Split split, const std::string& out, bo
   auto parallel = ConvertFilesInParallel(cfg, split, out, threads, piece_bytes, &input_bytes);
   std::unique_ptr<data::SampleReader> reader;
   if (!parallel) {
-    auto opened = OpenDatasetSplit(cfg, split);
+    auto opened = OpenSourceSplit(cfg, split);
     if (!opened.ok()) {
       std::cerr << "actorrec data: " << opened.status().message() << "\n";
       return kExitFailure;

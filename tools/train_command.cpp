@@ -482,7 +482,11 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   }
   Run& run = **created;
   out << "trainers " << run.trainers() << ", embedding shards " << run.shards() << ", "
-      << run.schema().num_tables() << " tables, " << run.schema().num_dense() << " dense features, "
+      << run.schema().num_tables() << " tables"
+      << (cfg.model.crosses.empty() ? std::string()
+                                    : " (the last " + std::to_string(cfg.model.crosses.size()) +
+                                          " crossed columns, wide only)")
+      << ", " << run.schema().num_dense() << " dense features, "
       << run.row_bytes() << " bytes per row (weights and optimizer state)\n";
 
   const std::string metrics_path = cfg.training.metrics_file.empty() ? dir + "/metrics.jsonl" : cfg.training.metrics_file;

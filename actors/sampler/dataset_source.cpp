@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "data/crosses.hpp"
 #include "data/format/dataset_file_reader.hpp"
 #include "data/format/epoch_reader.hpp"
 #include "data/gen/synthetic_generator.hpp"
@@ -291,10 +292,29 @@ Result<std::unique_ptr<data::SampleReader>> OpenFiles(const config::DatasetConfi
   return source->files(paths);
 }
 
+// model.crosses' tables appended to `reader`'s (data/crosses.hpp).
+Result<std::unique_ptr<data::SampleReader>> WithCrosses(const config::Config& cfg, Split split,
+                                                        Result<std::unique_ptr<data::SampleReader>> reader) {
+  if (!reader.ok() || cfg.model.crosses.empty()) return reader;
+  return data::Crossed(std::move(reader).value(), CrossSpecsOf(cfg.model), SourceName(cfg, split));
+}
+
 }  // namespace
 
-Result<std::unique_ptr<data::SampleReader>> OpenDatasetSplit(const config::Config& cfg, Split split) {
+std::vector<data::CrossSpec> CrossSpecsOf(const config::ModelConfig& model) {
+  std::vector<data::CrossSpec> specs;
+  for (size_t c = 0; c < model.crosses.size(); ++c) {
+    specs.push_back({model.crosses[c].tables, model.crosses[c].buckets, "model.crosses[" + std::to_string(c) + "]"});
+  }
+  return specs;
+}
+
+Result<std::unique_ptr<data::SampleReader>> OpenSourceSplit(const config::Config& cfg, Split split) {
   return OpenSplit(cfg, split, BayesRecord::kKeep);
+}
+
+Result<std::unique_ptr<data::SampleReader>> OpenDatasetSplit(const config::Config& cfg, Split split) {
+  return WithCrosses(cfg, split, OpenSplit(cfg, split, BayesRecord::kKeep));
 }
 
 Result<SplitFiles> OpenSplitFiles(const config::Config& cfg, Split split,
@@ -327,7 +347,9 @@ Result<SplitFiles> OpenSplitFiles(const config::Config& cfg, Split split,
   return files;
 }
 
-Result<std::unique_ptr<data::SampleReader>> OpenEpoch(const config::Config& cfg, Split split, uint32_t epoch) {
+namespace {
+
+Result<std::unique_ptr<data::SampleReader>> OpenSourceEpoch(const config::Config& cfg, Split split, uint32_t epoch) {
   // Training streams its epochs and never asks their Bayes AUC (evaluation
   // reports the eval split's): a generated epoch kept 8 bytes of every
   // sample it made, 16 kB a batch of 2048 and 128 MiB at the cap, for
@@ -353,6 +375,12 @@ Result<std::unique_ptr<data::SampleReader>> OpenEpoch(const config::Config& cfg,
   options.batch_size = static_cast<uint64_t>(cfg.training.batch_size);
   return std::unique_ptr<data::SampleReader>(std::make_unique<data::format::EpochReader>(
       std::shared_ptr<const data::format::Dataset>(std::move(dataset.value())), options, epoch));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<data::SampleReader>> OpenEpoch(const config::Config& cfg, Split split, uint32_t epoch) {
+  return WithCrosses(cfg, split, OpenSourceEpoch(cfg, split, epoch));
 }
 
 }  // namespace actorrec

@@ -12,6 +12,7 @@
 
 #include "base/status.hpp"
 #include "configs/config.hpp"
+#include "data/crosses.hpp"
 #include "data/format/parallel_convert.hpp"
 #include "data/gen/generator_options.hpp"
 #include "data/readers/text_reader.hpp"
@@ -22,14 +23,23 @@ namespace actorrec {
 enum class Split { kTrain, kEval };
 const char* SplitName(Split split);
 
-// The reader of `split`. The eval split of generated data is a stream of its
-// own seed (disjoint from training); Failed preconditions (no eval_path, an
-// unreadable file) are errors naming the key or the file.
+// The reader of `split` as the model reads it: the source's tables, then
+// one per model.crosses (data/crosses.hpp). The eval split of generated data
+// is a stream of its own seed (disjoint from training); Failed preconditions
+// (no eval_path, an unreadable file, a cross naming a table the data lacks)
+// are errors naming the key or the file.
 Result<std::unique_ptr<data::SampleReader>> OpenDatasetSplit(const config::Config& cfg, Split split);
+
+// The source's own samples of `split`, without the crosses: what `data
+// convert` writes (a converted file serves any model).
+Result<std::unique_ptr<data::SampleReader>> OpenSourceSplit(const config::Config& cfg, Split split);
+
+// model.crosses as the data layer takes them, each named by its key.
+std::vector<data::CrossSpec> CrossSpecsOf(const config::ModelConfig& model);
 
 // The input of `split` in units read one by one, for `data convert` in
 // parallel (data/format/parallel_convert.hpp): reading the units in order,
-// through `filter` when there is one, gives exactly OpenDatasetSplit's
+// through `filter` when there is one, gives exactly OpenSourceSplit's
 // samples. A unit is a file, or a piece of a plain text file larger than
 // `counting.piece_bytes` (data/readers/text_piece.hpp). Every unit's reader
 // shares the one categorical mapping, made here (loaded, or built on
@@ -47,7 +57,8 @@ Result<SplitFiles> OpenSplitFiles(const config::Config& cfg, Split split,
 // The samples of `epoch` of `split` in the order the sampler streams them:
 // for actorrec dataset files the deterministic epoch order (shuffled from
 // run.seed unless dataset.shuffle = false, batches of training.batch_size);
-// every other source is read in its own order each epoch. A generated
+// every other source is read in its own order each epoch; crosses appended
+// as OpenDatasetSplit's. A generated
 // epoch keeps no Bayes-AUC record (training never asks for one; the reader
 // of OpenDatasetSplit does), so streaming it costs no memory per sample.
 Result<std::unique_ptr<data::SampleReader>> OpenEpoch(const config::Config& cfg, Split split, uint32_t epoch);

@@ -370,18 +370,18 @@ class CudaBackend final : public Backend {
           "LaunchInteractionBackward");
   }
 
-  void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, size_t w,
+  void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t C, size_t d, size_t w,
                  float* x) override {
-    Check(cuda::LaunchDeepInput(dense, pooled, n, dd, T, d, w, x, compute_), "DeepInput", "LaunchDeepInput");
+    Check(cuda::LaunchDeepInput(dense, pooled, n, dd, T, C, d, w, x, compute_), "DeepInput", "LaunchDeepInput");
   }
-  void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t d, const float* bias,
-                      bool fm, float* sums, float* logits) override {
-    Check(cuda::LaunchWideDeepLogits(deep, pooled, n, T, d, bias, fm, sums, logits, compute_), "WideDeepLogits",
+  void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t C, size_t d,
+                      const float* bias, bool fm, float* sums, float* logits) override {
+    Check(cuda::LaunchWideDeepLogits(deep, pooled, n, T, C, d, bias, fm, sums, logits, compute_), "WideDeepLogits",
           "LaunchWideDeepLogits");
   }
   void WideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, const float* dlogit, size_t n,
-                          size_t dd, size_t T, size_t d, float* pooled_grad) override {
-    Check(cuda::LaunchWideDeepPooledGrad(dx, pooled, sums, dlogit, n, dd, T, d, pooled_grad, compute_),
+                          size_t dd, size_t T, size_t C, size_t d, float* pooled_grad) override {
+    Check(cuda::LaunchWideDeepPooledGrad(dx, pooled, sums, dlogit, n, dd, T, C, d, pooled_grad, compute_),
           "WideDeepPooledGrad", "LaunchWideDeepPooledGrad");
   }
 

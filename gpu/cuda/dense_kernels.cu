@@ -71,32 +71,32 @@ __global__ void InteractionBackwardKernel(const float* dr, const float* z, const
   }
 }
 
-__global__ void DeepInputKernel(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d,
-                                size_t w, float* x) {
+__global__ void DeepInputKernel(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t C,
+                                size_t d, size_t w, float* x) {
   const size_t xw = dd + T * d;
   const size_t e = ThreadIndex();
   if (e >= n * xw) return;
   const size_t i = e / xw;
-  x[e] = DeepInput(dense + i * dd, pooled + i * T * w, dd, d, w, e % xw);
+  x[e] = DeepInput(dense + i * dd, pooled + i * (T + C) * w, dd, d, w, e % xw);
 }
 
-__global__ void WideDeepLogitsKernel(const float* deep, const float* pooled, size_t n, size_t T, size_t d,
+__global__ void WideDeepLogitsKernel(const float* deep, const float* pooled, size_t n, size_t T, size_t C, size_t d,
                                      const float* bias, bool fm, float* sums, float* logits) {
   const size_t i = ThreadIndex();
   if (i >= n) return;
   const size_t w = d + 1;
-  logits[i] = WideDeepLogit(deep[i], pooled + i * T * w, T, d, w, bias[0], fm, fm ? sums + i * d : nullptr);
+  logits[i] = WideDeepLogit(deep[i], pooled + i * (T + C) * w, T, C, d, w, bias[0], fm, fm ? sums + i * d : nullptr);
 }
 
 __global__ void WideDeepPooledGradKernel(const float* dx, const float* pooled, const float* sums,
-                                         const float* dlogit, size_t n, size_t dd, size_t T, size_t d,
+                                         const float* dlogit, size_t n, size_t dd, size_t T, size_t C, size_t d,
                                          float* pooled_grad) {
-  const size_t w = d + 1, xw = dd + T * d;
+  const size_t w = d + 1, xw = dd + T * d, tables = T + C;
   const size_t e = ThreadIndex();
-  if (e >= n * T * w) return;
-  const size_t i = e / (T * w), t = e / w % T, k = e % w;
-  pooled_grad[e] = WideDeepPooledGrad(dx + i * xw, pooled + i * T * w, sums ? sums + i * d : nullptr, dlogit[i],
-                                      dd, d, w, t, k);
+  if (e >= n * tables * w) return;
+  const size_t i = e / (tables * w), t = e / w % tables, k = e % w;
+  pooled_grad[e] = WideDeepPooledGrad(dx + i * xw, pooled + i * tables * w, sums ? sums + i * d : nullptr, dlogit[i],
+                                      dd, T, d, w, t, k);
 }
 
 __global__ void CrossDotKernel(const float* a, const float* b, bool b_per_sample, size_t n, size_t d0, float* out) {
@@ -194,27 +194,27 @@ cudaError_t LaunchInteractionBackward(const float* dr, const float* z, const flo
   return cudaGetLastError();
 }
 
-cudaError_t LaunchDeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d,
-                            size_t w, float* x, cudaStream_t stream) {
+cudaError_t LaunchDeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t C,
+                            size_t d, size_t w, float* x, cudaStream_t stream) {
   const size_t count = n * (dd + T * d);
   if (count == 0) return cudaSuccess;
-  DeepInputKernel<<<Blocks(count), kBlock, 0, stream>>>(dense, pooled, n, dd, T, d, w, x);
+  DeepInputKernel<<<Blocks(count), kBlock, 0, stream>>>(dense, pooled, n, dd, T, C, d, w, x);
   return cudaGetLastError();
 }
 
-cudaError_t LaunchWideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t d,
+cudaError_t LaunchWideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t C, size_t d,
                                  const float* bias, bool fm, float* sums, float* logits, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
-  WideDeepLogitsKernel<<<Blocks(n), kBlock, 0, stream>>>(deep, pooled, n, T, d, bias, fm, sums, logits);
+  WideDeepLogitsKernel<<<Blocks(n), kBlock, 0, stream>>>(deep, pooled, n, T, C, d, bias, fm, sums, logits);
   return cudaGetLastError();
 }
 
 cudaError_t LaunchWideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, const float* dlogit,
-                                     size_t n, size_t dd, size_t T, size_t d, float* pooled_grad,
+                                     size_t n, size_t dd, size_t T, size_t C, size_t d, float* pooled_grad,
                                      cudaStream_t stream) {
-  const size_t count = n * T * (d + 1);
+  const size_t count = n * (T + C) * (d + 1);
   if (count == 0) return cudaSuccess;
-  WideDeepPooledGradKernel<<<Blocks(count), kBlock, 0, stream>>>(dx, pooled, sums, dlogit, n, dd, T, d,
+  WideDeepPooledGradKernel<<<Blocks(count), kBlock, 0, stream>>>(dx, pooled, sums, dlogit, n, dd, T, C, d,
                                                                  pooled_grad);
   return cudaGetLastError();
 }

@@ -43,18 +43,19 @@ cudaError_t LaunchInteractionBackward(const float* dr, const float* z, const flo
 
 // ---- Wide&Deep / DeepFM (models/wide_deep.cpp); DCN's x0 too
 // x (n × (dd + T·d)) = [dense, e_1[0, d) … e_T[0, d)] per sample, from
-// dense (n × dd) and pooled (n × T × w).
-cudaError_t LaunchDeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d,
-                            size_t w, float* x, cudaStream_t stream);
-// logits[i] from the deep tower's output (n × 1), pooled (n × T × w, w =
-// d + 1) and the bias (one device float); with fm also sums (n × d).
-cudaError_t LaunchWideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t d,
+// dense (n × dd) and pooled (n × (T + C) × w: C wide-only tables after the
+// T, Wide&Deep's crosses; 0 for DCN).
+cudaError_t LaunchDeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t C,
+                            size_t d, size_t w, float* x, cudaStream_t stream);
+// logits[i] from the deep tower's output (n × 1), pooled (n × (T + C) × w,
+// w = d + 1) and the bias (one device float); with fm also sums (n × d).
+cudaError_t LaunchWideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t C, size_t d,
                                  const float* bias, bool fm, float* sums, float* logits, cudaStream_t stream);
-// pooled_grad (n × T × w) from the deep input's gradient dx (n × (dd +
-// T·d)) and dlogit; sums (from LaunchWideDeepLogits) only with fm, else null.
-// The bias gradient is LaunchColumnSums(dlogit, n, 1).
+// pooled_grad (n × (T + C) × w) from the deep input's gradient dx (n × (dd
+// + T·d)) and dlogit; sums (from LaunchWideDeepLogits) only with fm, else
+// null. The bias gradient is LaunchColumnSums(dlogit, n, 1).
 cudaError_t LaunchWideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, const float* dlogit,
-                                     size_t n, size_t dd, size_t T, size_t d, float* pooled_grad,
+                                     size_t n, size_t dd, size_t T, size_t C, size_t d, float* pooled_grad,
                                      cudaStream_t stream);
 
 // ---- DCN (models/dcn.cpp), rows of d0 floats

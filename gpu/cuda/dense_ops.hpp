@@ -180,7 +180,9 @@ ACTORREC_HD float InteractionGradZ(const float* dr, const float* pooled, size_t 
 
 // ---------------------------------------------------------------- Wide&Deep, DeepFM
 // models/wide_deep.cpp. A pooled vector has width w = d + 1 (d embedding
-// floats, then the row's first-order weight); DCN's has w = d.
+// floats, then the row's first-order weight); DCN's has w = d. A sample has
+// T + C of them: the T tables the deep part sees, then C wide-only tables
+// (Wide&Deep's crosses) whose weight alone enters the logit.
 
 // Element j of the deep tower's input [dense, e_1[0, d) … e_T[0, d)] of one
 // sample (dd dense features): also DCN's x0 (w = d).
@@ -204,12 +206,13 @@ ACTORREC_HD float FmSum(const float* pooled, size_t T, size_t w, size_t k) {
   return s;
 }
 
-// One sample's logit: (deep + Σ_t w_t) + bias; with fm (sums: the sample's
-// d floats s_k, written here for the backward), + ½·(Dot(s, s) −
-// Σ_t Dot(e_t, e_t)), the squares summed in t order from +0.
-ACTORREC_HD float WideDeepLogit(float deep, const float* pooled, size_t T, size_t d, size_t w, float bias, bool fm,
-                                float* sums) {
-  float logit = Add(Add(deep, FirstOrderSum(pooled, T, d, w)), bias);
+// One sample's logit: (deep + Σ_t w_t over all T + C) + bias; with fm
+// (sums: the sample's d floats s_k, written here for the backward), +
+// ½·(Dot(s, s) − Σ_t Dot(e_t, e_t)) over the T, the squares summed in t
+// order from +0.
+ACTORREC_HD float WideDeepLogit(float deep, const float* pooled, size_t T, size_t C, size_t d, size_t w, float bias,
+                                bool fm, float* sums) {
+  float logit = Add(Add(deep, FirstOrderSum(pooled, T + C, d, w)), bias);
   if (!fm) return logit;
   for (size_t k = 0; k < d; ++k) sums[k] = FmSum(pooled, T, w, k);
   float squares = 0.0f;
@@ -219,11 +222,12 @@ ACTORREC_HD float WideDeepLogit(float deep, const float* pooled, size_t T, size_
 
 // pooled_grad of one sample at table t, element k ≤ d: the deep input's
 // gradient dx[dd + t·d + k] (plus, with fm, g·(s_k − e_tk)) for k < d, and
-// g (∂logit/∂w_t = 1) for k = d. dx is the sample's row of the deep input
-// gradient; sums null unless fm.
+// g (∂logit/∂w_t = 1) for k = d; for a wide-only table (t ≥ T) 0 for k < d.
+// dx is the sample's row of the deep input gradient; sums null unless fm.
 ACTORREC_HD float WideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, float g, size_t dd,
-                                     size_t d, size_t w, size_t t, size_t k) {
+                                     size_t T, size_t d, size_t w, size_t t, size_t k) {
   if (k == d) return g;
+  if (t >= T) return 0.0f;
   const float v = dx[dd + t * d + k];
   if (sums == nullptr) return v;
   return Add(v, Mul(g, Sub(sums[k], pooled[t * w + k])));

@@ -127,6 +127,23 @@ TEST_CASE("data convert reads the real Adult splits through the schema CSV confi
   REQUIRE_THAT(test.output, Catch::Contains("16281 samples"));
 }
 
+TEST_CASE("the shipped Wide&Deep with crossed columns trains on Adult; data convert leaves the crosses out", "[cli]") {
+  TempDir dir;
+  const std::string config = std::string(ACTORREC_SOURCE_DIR) + "/configs/models/wide_deep_crosses.toml";
+  const std::string out = "run.output_dir=" + dir.path() + "/out";
+  auto train = Actorrec(dir, {"train", "--config", config, "--set", "training.epochs=1", "--set", out});
+  INFO(train.output);
+  REQUIRE(train.code == 0);
+  // Adult's 8 categorical tables and the 2 crosses, planned like any table.
+  REQUIRE_THAT(train.output, Catch::Contains("10 tables (the last 2 crossed columns, wide only), 6 dense features"));
+  REQUIRE_THAT(train.output, Catch::Matches("(.|\\n)*eval final after 128 batches: AUC 0\\.(8[5-9]|9)(.|\\n)*"));
+  // A converted file holds the data's own tables: crosses belong to a model.
+  auto convert = Actorrec(dir, {"data", "convert", "--config", config, "--set", out, "--out", dir.File("a.ards")});
+  INFO(convert.output);
+  REQUIRE(convert.code == 0);
+  REQUIRE_THAT(convert.output, Catch::Contains("32561 samples, 8 tables, 6 dense features"));
+}
+
 TEST_CASE("data convert names the config key when a split is missing", "[cli]") {
   TempDir dir;
   auto r = Actorrec(dir, {"data", "convert", "--config", std::string(ACTORREC_SOURCE_DIR) + "/configs/local.toml",

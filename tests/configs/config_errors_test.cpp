@@ -345,3 +345,58 @@ TEST_CASE("dedup groups naming an unknown table, or a table twice, are errors na
     REQUIRE_THAT(LoadError(path), Contains("dataset.dedup_groups[0].tables: missing"));
   }
 }
+
+// [[model.crosses]] (Wide&Deep's crossed columns): each problem names the
+// cross's key and line; the tables are those of a custom generated dataset.
+TEST_CASE("crosses are validated: kind, tables, their count and repeats, buckets", "[configs]") {
+  TempDir dir;
+  const std::string wide = Replace(Replace(kValid, "bottom_mlp = [64, 16]\ntop_mlp = [64, 1]\n",
+                                           "deep_mlp = [64, 1]\n"),
+                                   "kind = \"dlrm\"", "kind = \"wide_deep\"");
+  const std::string custom = Replace(wide, "samples = 4096", "samples = 4096\npreset = \"custom\"\ntable_rows = [10, 20, 30]");
+  auto with = [&](const std::string& base, const std::string& crosses) {
+    return Replace(base, "deep_mlp = [64, 1]\n", "deep_mlp = [64, 1]\n" + crosses);
+  };
+  {  // A valid pair of crosses loads, in order.
+    const Config c = LoadConfig(dir.Write("ok.toml", with(custom, "[[model.crosses]]\ntables = [2, 0]\nbuckets = 1000\n"
+                                                                  "[[model.crosses]]\ntables = [0, 1, 2]\nbuckets = 7\n")));
+    REQUIRE(c.model.crosses.size() == 2);
+    CHECK(c.model.crosses[0].tables == std::vector<uint32_t>{2, 0});
+    CHECK(c.model.crosses[0].buckets == 1000);
+    CHECK(c.model.crosses[1].tables == std::vector<uint32_t>{0, 1, 2});
+  }
+  struct Bad {
+    std::string crosses, needle, message;
+  };
+  const Bad bad[] = {
+      {"[[model.crosses]]\ntables = [0, 3]\nbuckets = 100\n", "tables = [0, 3]",
+       "model.crosses[0].tables: table 3 does not exist: the dataset has 3 tables, 0 to 2"},
+      {"[[model.crosses]]\ntables = [1]\nbuckets = 100\n", "tables = [1]",
+       "model.crosses[0].tables: expected at least two tables to cross; got 1"},
+      {"[[model.crosses]]\ntables = [1, 1]\nbuckets = 100\n", "tables = [1, 1]",
+       "model.crosses[0].tables: table 1 is listed twice"},
+      {"[[model.crosses]]\ntables = [0, 1]\nbuckets = 1\n", "buckets = 1",
+       "model.crosses[0].buckets: expected an integer in [2, 4294967295]; got 1"},
+      {"[[model.crosses]]\ntables = [0, 1]\nbuckets = 4294967296\n", "buckets = 4294967296",
+       "model.crosses[0].buckets: expected an integer in [2, 4294967295]; got 4294967296"},
+      {"[[model.crosses]]\ntables = [0, 1]\n", "[[model.crosses]]", "model.crosses[0].buckets: missing"},
+      {"[[model.crosses]]\nbuckets = 10\n", "[[model.crosses]]", "model.crosses[0].tables: missing"},
+      {"[[model.crosses]]\ntables = [0, 1]\nbuckets = 10\n[[model.crosses]]\ntables = [0, 1]\nbuckets = 20\n",
+       "buckets = 20", "model.crosses[1].tables: the same tables as model.crosses[0]"},
+      {"[[model.crosses]]\ntables = [0, 1]\nbucket = 10\n", "bucket = 10", "model.crosses[0].bucket: unknown key"},
+  };
+  for (const Bad& b : bad) {
+    const std::string text = with(custom, b.crosses);
+    const std::string path = dir.Write("bad.toml", text);
+    INFO(b.crosses);
+    const std::string error = LoadError(path);
+    // Missing keys are reported at the table's line, the others at theirs.
+    const std::string needle = b.needle == "buckets = 20" ? "tables = [0, 1]\nbuckets = 20" : b.needle;
+    CHECK_THAT(error, Contains(At(path, text, needle) + b.message));
+  }
+  // Only Wide&Deep has a wide part.
+  const std::string dlrm = Replace(kValid, "top_mlp = [64, 1]\n", "top_mlp = [64, 1]\n[[model.crosses]]\ntables = [0, 1]\nbuckets = 10\n");
+  const std::string path = dir.Write("dlrm.toml", dlrm);
+  CHECK_THAT(LoadError(path), Contains("model.crosses: applies only to kind = \"wide_deep\" (crossed columns of its "
+                                       "wide part); this model is kind = \"dlrm\"; remove it"));
+}

@@ -86,3 +86,35 @@ TEST_CASE("a malformed --set, or one under a value or an array of tables, is ref
   REQUIRE_THAT(OverrideError(path, {"training.mode.x=1"}),
                Catch::Contains("--set training.mode.x=1: training.mode: expected one of"));
 }
+
+TEST_CASE("--set KEY= removes a key, a table or an array of tables; one that is not set is a problem", "[configs]") {
+  TempDir dir;
+  const std::string path = dir.Write("c.toml", kValid);
+  // DLRM to Wide&Deep with the file's MLPs removed: the switch the README
+  // used to say needs a copied file.
+  const Config c = LoadConfigWith(path, std::vector<std::string>{"model.kind=wide_deep", "model.bottom_mlp=",
+                                                                 "model.top_mlp=", "model.deep_mlp=[8, 1]"});
+  REQUIRE(c.model.kind == ModelKind::kWideDeep);
+  REQUIRE(c.model.deep_mlp == std::vector<int>{8, 1});
+  // Removed, a key takes its default; a later --set may set it again.
+  REQUIRE(LoadConfigWith(path, std::vector<std::string>{"training.batch_size="}).training.batch_size == 2048);
+  REQUIRE(LoadConfigWith(path, std::vector<std::string>{"training.batch_size=", "training.batch_size=256"})
+              .training.batch_size == 256);
+  // Arrays of tables go whole: [[model.crosses]].
+  const std::string crossed = dir.Write(
+      "x.toml", Replace(Replace(kValid, "bottom_mlp = [64, 16]\ntop_mlp = [64, 1]\n",
+                                "deep_mlp = [64, 1]\n[[model.crosses]]\ntables = [0, 1]\nbuckets = 10\n"),
+                        "kind = \"dlrm\"", "kind = \"wide_deep\""));
+  REQUIRE(LoadConfig(crossed).model.crosses.size() == 1);
+  REQUIRE(LoadConfigWith(crossed, std::vector<std::string>{"model.crosses="}).model.crosses.empty());
+  // Without the removal the MLP the new kind refuses is named.
+  CHECK_THAT(OverrideError(path, {"model.kind=wide_deep", "model.deep_mlp=[8, 1]"}),
+             Catch::Contains("model.bottom_mlp: applies only to kind = \"dlrm\""));
+  // A key (or a table on its way) that is not set: nothing to remove, said.
+  CHECK_THAT(OverrideError(path, {"training.batch_sise="}),
+             Catch::Contains("--set training.batch_sise=: training.batch_sise is not set, so there is nothing to remove"));
+  CHECK_THAT(OverrideError(path, {"optimizer.adam.beta1="}),
+             Catch::Contains("--set optimizer.adam.beta1=: optimizer.adam.beta1 is not set"));
+  // Removal changes the digest as any --set does.
+  REQUIRE(LoadConfigWith(path, std::vector<std::string>{"training.batch_size="}).digest != LoadConfig(path).digest);
+}

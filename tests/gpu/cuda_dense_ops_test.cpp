@@ -367,27 +367,27 @@ class HostReplay {
   double WideDeep(const std::vector<float>& dense, const std::vector<float>& labels,
                   const std::vector<float>& pooled, size_t n, float scale) {
     const bool fm = spec_.kind == config::ModelKind::kDeepFm;
-    const size_t d = spec_.embedding_dim, T = spec_.tables, w = d + 1, dd = spec_.dense_features;
-    const size_t xw = dd + T * d;
+    const size_t d = spec_.embedding_dim, T = spec_.tables, C = spec_.wide_tables, w = d + 1, dd = spec_.dense_features;
+    const size_t xw = dd + T * d, pt = T + C;
     std::vector<float> x(n * xw), sums(n * d);
     for (size_t e = 0; e < x.size(); ++e) {
       const size_t i = e / xw;
-      x[e] = DeepInput(dense.data() + i * dd, pooled.data() + i * T * w, dd, d, w, e % xw);
+      x[e] = DeepInput(dense.data() + i * dd, pooled.data() + i * pt * w, dd, d, w, e % xw);
     }
     MlpRun deep = MakeMlp("deep_mlp", false);
     Forward(deep, x.data(), n);
     const float bias = *P(fm ? "fm.bias" : "wide.bias");
     logits_.assign(n, 0.0f);
     for (size_t i = 0; i < n; ++i) {
-      logits_[i] = WideDeepLogit(deep.output()[i], pooled.data() + i * T * w, T, d, w, bias, fm, sums.data() + i * d);
+      logits_[i] = WideDeepLogit(deep.output()[i], pooled.data() + i * pt * w, T, C, d, w, bias, fm, sums.data() + i * d);
     }
     const double loss = Bce(labels, n, scale);
     std::vector<float> dx(n * xw);
     Backward(deep, dlogit_.data(), n, dx.data());
     for (size_t e = 0; e < pooled_grad_.size(); ++e) {
-      const size_t i = e / (T * w), t = e / w % T, k = e % w;
-      pooled_grad_[e] = WideDeepPooledGrad(dx.data() + i * xw, pooled.data() + i * T * w,
-                                           fm ? sums.data() + i * d : nullptr, dlogit_[i], dd, d, w, t, k);
+      const size_t i = e / (pt * w), t = e / w % pt, k = e % w;
+      pooled_grad_[e] = WideDeepPooledGrad(dx.data() + i * xw, pooled.data() + i * pt * w,
+                                           fm ? sums.data() + i * d : nullptr, dlogit_[i], dd, T, d, w, t, k);
     }
     grads_[Offset(fm ? "fm.bias" : "wide.bias")] = ColumnSum(dlogit_.data(), n, 1, 0);
     return loss;
@@ -477,6 +477,8 @@ models::ModelSpec ReplaySpec(config::ModelKind kind, uint64_t seed) {
     s.bottom_mlp.clear();
     s.tables = std::max<uint32_t>(s.tables, 2);
   }
+  // Every other Wide&Deep has crosses: wide-only tables after the T.
+  if (kind == config::ModelKind::kWideDeep && seed % 2 == 0) s.wide_tables = 1 + static_cast<uint32_t>(v.Below(3));
   return s;
 }
 
@@ -498,14 +500,14 @@ TEST_CASE("a model step replayed from the per-element functions gives the CPU mo
       const Mix mix = kMixes[seed % 3 == 0 ? 2 : seed % 3 == 1 ? 0 : 1];
       const size_t n = 1 + v.Below(19);
       const std::vector<float> dense = v.Vector(n * spec.dense_features, mix);
-      std::vector<float> pooled = v.Vector(n * spec.tables * m->embedding_width(), mix);
+      std::vector<float> pooled = v.Vector(n * spec.pooled_tables() * m->embedding_width(), mix);
       if (mix != Mix::kNormal) {
         for (float& x : pooled) x = std::fabs(x) > 4.0f ? x / 1e6f : x;  // keep the logits finite
       }
       const std::vector<float> labels = v.Labels(n);
       const float scale = seed % 2 ? 1.0f / static_cast<float>(n) : 0.5f;
       INFO(config::ModelKindName(kind) << " seed " << seed << ", " << MixName(mix) << ": d " << spec.embedding_dim
-                                       << ", tables " << spec.tables << ", dense " << spec.dense_features
+                                       << ", tables " << spec.tables << "+" << spec.wide_tables << ", dense " << spec.dense_features
                                        << ", cross " << spec.cross_layers << ", samples " << n);
 
       std::vector<float> pooled_grad(pooled.size(), 123.0f);

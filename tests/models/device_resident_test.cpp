@@ -106,25 +106,26 @@ class FakeDevice final : public gpu::Backend {
     cpu_->InteractionBackward(dr, z, pooled, n, T, d, width, dz, dpooled);
   }
 
-  void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t d, size_t w,
+  void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t C, size_t d, size_t w,
                  float* x) override {
-    Device(dense, n * dd, "DeepInput dense"), Device(pooled, n * T * w, "DeepInput pooled");
+    Device(dense, n * dd, "DeepInput dense"), Device(pooled, n * (T + C) * w, "DeepInput pooled");
     Device(x, n * (dd + T * d), "DeepInput x");
-    cpu_->DeepInput(dense, pooled, n, dd, T, d, w, x);
+    cpu_->DeepInput(dense, pooled, n, dd, T, C, d, w, x);
   }
-  void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t d, const float* bias, bool fm,
-                      float* sums, float* logits) override {
-    Device(deep, n, "WideDeepLogits deep"), Device(pooled, n * T * (d + 1), "WideDeepLogits pooled");
+  void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t C, size_t d,
+                      const float* bias, bool fm, float* sums, float* logits) override {
+    Device(deep, n, "WideDeepLogits deep"), Device(pooled, n * (T + C) * (d + 1), "WideDeepLogits pooled");
     Device(bias, 1, "WideDeepLogits bias"), Device(logits, n, "WideDeepLogits logits");
     if (fm) Device(sums, n * d, "WideDeepLogits sums");
-    cpu_->WideDeepLogits(deep, pooled, n, T, d, bias, fm, sums, logits);
+    cpu_->WideDeepLogits(deep, pooled, n, T, C, d, bias, fm, sums, logits);
   }
   void WideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, const float* dlogit, size_t n,
-                          size_t dd, size_t T, size_t d, float* pooled_grad) override {
-    Device(dx, n * (dd + T * d), "WideDeepPooledGrad dx"), Device(pooled, n * T * (d + 1), "WideDeepPooledGrad pooled");
-    Device(dlogit, n, "WideDeepPooledGrad dlogit"), Device(pooled_grad, n * T * (d + 1), "WideDeepPooledGrad out");
+                          size_t dd, size_t T, size_t C, size_t d, float* pooled_grad) override {
+    Device(dx, n * (dd + T * d), "WideDeepPooledGrad dx");
+    Device(pooled, n * (T + C) * (d + 1), "WideDeepPooledGrad pooled");
+    Device(dlogit, n, "WideDeepPooledGrad dlogit"), Device(pooled_grad, n * (T + C) * (d + 1), "WideDeepPooledGrad out");
     if (sums != nullptr) Device(sums, n * d, "WideDeepPooledGrad sums");
-    cpu_->WideDeepPooledGrad(dx, pooled, sums, dlogit, n, dd, T, d, pooled_grad);
+    cpu_->WideDeepPooledGrad(dx, pooled, sums, dlogit, n, dd, T, C, d, pooled_grad);
   }
 
   void CrossForward(const float* x0, const float* x, const float* w, const float* b, size_t n, size_t d0, float* s,

@@ -78,7 +78,7 @@ void CheckAgainstReference(Model& m, const Inputs& in, float scale) {
   std::vector<double> p = ToDouble(m.params()), dense = ToDouble(in.dense), pooled = ToDouble(in.pooled);
   for (size_t i = 0; i < n; ++i) {
     const double z =
-        ref.Logit(p, dense.data() + i * spec.dense_features, pooled.data() + i * spec.tables * m.embedding_width());
+        ref.Logit(p, dense.data() + i * spec.dense_features, pooled.data() + i * spec.pooled_tables() * m.embedding_width());
     CHECK(logits[i] == Approx(z).epsilon(1e-4).margin(1e-4));
   }
   CHECK(loss == Approx(ref.Loss(p, n, dense, pooled, in.labels)).epsilon(1e-5));
@@ -188,6 +188,50 @@ TEST_CASE("Wide&Deep with dense features in the wide part matches the reference"
     p->Initialize(seed);
     REQUIRE(p->params().size() == m->params().size() - spec.dense_features);
     CHECK(std::equal(p->params().begin(), p->params().end(), m->params().begin()));
+  }
+}
+
+// Cheng et al. 2016's crossed-feature columns (model.crosses): wide-only
+// tables pooled after the deep ones, whose weight alone joins the logit;
+// their embedding floats get zero gradients, and the deep part and every
+// parameter are those of the model without them.
+TEST_CASE("Wide&Deep with crossed columns matches the reference", "[models]") {
+  auto backend = gpu::MakeCpuBackend();
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    ModelSpec spec = RandomSpec(config::ModelKind::kWideDeep, seed);
+    spec.wide_tables = 1 + seed % 3;
+    spec.wide_dense = seed % 2 == 0;
+    INFO("seed " << seed << ": tables " << spec.tables << " + " << spec.wide_tables << " crosses, d "
+                 << spec.embedding_dim << ", wide_dense " << spec.wide_dense);
+    auto m = Model::Create(spec, backend.get()).value();
+    m->Initialize(seed);
+    const Inputs in = RandomInputs(*m, 1 + seed % 7, seed);
+    REQUIRE(in.pooled.size() == in.n * (spec.tables + spec.wide_tables) * m->embedding_width());
+    CheckAgainstReference(*m, in, seed % 2 ? 1.0f : 0.5f);
+    // The crosses' embedding floats are read by nothing: zero gradients.
+    std::vector<float> grad(in.pooled.size(), 5.0f);
+    m->ForwardBackward(in.view(), in.pooled.data(), grad.data(), 1.0f);
+    const size_t w = m->embedding_width(), P = spec.tables + spec.wide_tables;
+    for (size_t i = 0; i < in.n; ++i) {
+      for (size_t t = spec.tables; t < P; ++t) {
+        for (size_t k = 0; k + 1 < w; ++k) CHECK(grad[(i * P + t) * w + k] == 0.0f);
+        CHECK(grad[(i * P + t) * w + w - 1] != 0.0f);
+      }
+    }
+    // The same parameters as without crosses: they add rows, not tensors.
+    ModelSpec plain = spec;
+    plain.wide_tables = 0;
+    auto p = Model::Create(plain, backend.get()).value();
+    p->Initialize(seed);
+    CHECK(std::equal(p->params().begin(), p->params().end(), m->params().begin(), m->params().end()));
+  }
+  // Only Wide&Deep has a wide part to cross into.
+  for (config::ModelKind kind : {config::ModelKind::kDlrm, config::ModelKind::kDeepFm, config::ModelKind::kDcn}) {
+    ModelSpec spec = RandomSpec(kind, 1);
+    spec.wide_tables = 1;
+    auto made = Model::Create(spec, backend.get());
+    REQUIRE_FALSE(made.ok());
+    CHECK(made.status().message().find("model.crosses") != std::string::npos);
   }
 }
 

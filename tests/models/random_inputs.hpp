@@ -21,7 +21,7 @@ inline Inputs RandomInputs(const Model& m, size_t n, uint64_t seed) {
   in.n = n;
   for (size_t i = 0; i < n * m.spec().dense_features; ++i) in.dense.push_back(static_cast<float>(rng.Normal()));
   for (size_t i = 0; i < n; ++i) in.labels.push_back(rng.Below(2) ? 1.0f : 0.0f);
-  for (size_t i = 0; i < n * m.spec().tables * m.embedding_width(); ++i) {
+  for (size_t i = 0; i < n * m.spec().pooled_tables() * m.embedding_width(); ++i) {
     in.pooled.push_back(static_cast<float>(0.5 * rng.Normal()));
   }
   return in;

@@ -21,7 +21,7 @@ class ReferenceModel {
   }
 
   // The logit of one sample: dense has dense_features values, pooled has
-  // tables × width values.
+  // (tables + wide_tables) × width values.
   double Logit(const std::vector<double>& p, const double* dense, const double* pooled) const {
     const size_t d = spec_.embedding_dim, T = spec_.tables, dd = spec_.dense_features;
     auto e = [&](size_t t) { return std::vector<double>(pooled + t * width_, pooled + t * width_ + d); };
@@ -56,6 +56,8 @@ class ReferenceModel {
         const bool fm = spec_.kind == config::ModelKind::kDeepFm;
         double logit = Mlp(p, "deep_mlp", x0, false)[0] + p[At(fm ? "fm.bias" : "wide.bias")];
         for (size_t t = 0; t < T; ++t) logit += pooled[t * width_ + d];
+        // Wide&Deep's crosses (wide_tables after the T): their weight alone.
+        for (size_t c = 0; c < spec_.wide_tables; ++c) logit += pooled[(T + c) * width_ + d];
         if (index_.count("wide.dense")) {  // wide_dense: the dense features in the wide part
           for (size_t j = 0; j < dd; ++j) logit += p[At("wide.dense") + j] * dense[j];
         }
@@ -91,7 +93,7 @@ class ReferenceModel {
               const std::vector<double>& pooled, const std::vector<float>& labels) const {
     double loss = 0;
     for (size_t i = 0; i < n; ++i) {
-      const double z = Logit(p, dense.data() + i * spec_.dense_features, pooled.data() + i * spec_.tables * width_);
+      const double z = Logit(p, dense.data() + i * spec_.dense_features, pooled.data() + i * spec_.pooled_tables() * width_);
       loss += std::max(z, 0.0) - z * labels[i] + std::log1p(std::exp(-std::fabs(z)));
     }
     return loss;

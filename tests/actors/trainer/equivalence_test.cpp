@@ -66,6 +66,31 @@ TEST_CASE("Wide&Deep with the dense features in its wide part keeps every mode b
   }
 }
 
+// Crosses are tables of their own (the sampler appends them), so the
+// oracle plans, the caches hold and the scheduler syncs their rows like any
+// other's: every mode stays bitwise equal. The test config's bags hold 0 to
+// 3 ids, so crosses of multi-valued and empty bags are in it.
+TEST_CASE("Wide&Deep with crossed columns keeps every mode bitwise equal", "[trainer][equivalence]") {
+  Case c;
+  c.model = "wide_deep";
+  c.sparse = "adagrad";
+  const uint64_t plain = LockstepDigest(c);
+  c.model_extra = "[[model.crosses]]\ntables = [0, 1]\nbuckets = 97\n"
+                  "[[model.crosses]]\ntables = [3, 2, 0]\nbuckets = 1000\n";
+  CHECK(LockstepDigest(c) != plain);  // the crosses change the model
+  for (int w : {1, 2}) {
+    c.trainers = w;
+    CheckEveryModeEqualsNoCache(c, "crosses W=" + std::to_string(w));
+  }
+  // With the dense features in the wide part too, and mean pooling (the
+  // cross bags' weights averaged). wide_dense before the [[model.crosses]]
+  // tables, which would take it otherwise.
+  c.trainers = 2;
+  c.pooling = "mean";
+  c.model_extra = "wide_dense = true\n[[model.crosses]]\ntables = [1, 2]\nbuckets = 50\n";
+  CheckEveryModeEqualsNoCache(c, "crosses, wide_dense, mean pooling");
+}
+
 TEST_CASE("every optimizer pair and mean pooling keep the modes bitwise equal", "[trainer][equivalence]") {
   for (const char* dense : {"sgd", "adagrad", "adam"}) {
     for (const char* sparse : {"sgd", "adagrad", "rowwise_adagrad", "adam"}) {

@@ -174,31 +174,32 @@ TEST_CASE("device: DLRM's interaction kernels give the CPU's bits", "[gpu-device
 TEST_CASE("device: the Wide&Deep and DeepFM kernels give the per-element functions' bits", "[gpu-device]") {
   ACTORREC_SKIP_WITHOUT_DEVICE();
   Stream stream;
-  const size_t n = 131, dd = 13, T = 6, d = 12, w = d + 1, xw = dd + T * d;
+  // C: wide-only tables (Wide&Deep's crosses) after the T the deep part sees.
+  const size_t n = 131, dd = 13, T = 6, C = 2, d = 12, w = d + 1, xw = dd + T * d, P = T + C;
   Values v(21);
-  const std::vector<float> dense = v.Vector(n * dd, Mix::kNormal), pooled = v.Vector(n * T * w, Mix::kSkewed);
+  const std::vector<float> dense = v.Vector(n * dd, Mix::kNormal), pooled = v.Vector(n * P * w, Mix::kSkewed);
   const std::vector<float> deep = v.Vector(n, Mix::kNormal), dx = v.Vector(n * xw, Mix::kNormal);
   const std::vector<float> dlogit = v.Vector(n, Mix::kNormal), bias = {0.375f};
   std::vector<float> x(n * xw);
-  for (size_t e = 0; e < x.size(); ++e) x[e] = DeepInput(dense.data() + e / xw * dd, pooled.data() + e / xw * T * w, dd, d, w, e % xw);
+  for (size_t e = 0; e < x.size(); ++e) x[e] = DeepInput(dense.data() + e / xw * dd, pooled.data() + e / xw * P * w, dd, d, w, e % xw);
   Dev<float> d_dense(dense), d_pooled(pooled), d_deep(deep), d_dx(dx), d_dlogit(dlogit), d_bias(bias), d_x(n * xw);
-  REQUIRE(LaunchDeepInput(d_dense.get(), d_pooled.get(), n, dd, T, d, w, d_x.get(), stream) == cudaSuccess);
+  REQUIRE(LaunchDeepInput(d_dense.get(), d_pooled.get(), n, dd, T, C, d, w, d_x.get(), stream) == cudaSuccess);
   stream.Sync();
   CHECK(BitwiseDiff(x, d_x.Host()) == "");
   for (bool fm : {false, true}) {
     INFO("fm " << fm);
-    std::vector<float> logits(n), sums(n * d), grad(n * T * w);
-    for (size_t i = 0; i < n; ++i) logits[i] = WideDeepLogit(deep[i], pooled.data() + i * T * w, T, d, w, bias[0], fm, sums.data() + i * d);
+    std::vector<float> logits(n), sums(n * d), grad(n * P * w);
+    for (size_t i = 0; i < n; ++i) logits[i] = WideDeepLogit(deep[i], pooled.data() + i * P * w, T, C, d, w, bias[0], fm, sums.data() + i * d);
     for (size_t e = 0; e < grad.size(); ++e) {
-      const size_t i = e / (T * w);
-      grad[e] = WideDeepPooledGrad(dx.data() + i * xw, pooled.data() + i * T * w, fm ? sums.data() + i * d : nullptr,
-                                   dlogit[i], dd, d, w, e / w % T, e % w);
+      const size_t i = e / (P * w);
+      grad[e] = WideDeepPooledGrad(dx.data() + i * xw, pooled.data() + i * P * w, fm ? sums.data() + i * d : nullptr,
+                                   dlogit[i], dd, T, d, w, e / w % P, e % w);
     }
-    Dev<float> d_logits(n), d_sums(n * d), d_grad(n * T * w);
-    REQUIRE(LaunchWideDeepLogits(d_deep.get(), d_pooled.get(), n, T, d, d_bias.get(), fm, d_sums.get(),
+    Dev<float> d_logits(n), d_sums(n * d), d_grad(n * P * w);
+    REQUIRE(LaunchWideDeepLogits(d_deep.get(), d_pooled.get(), n, T, C, d, d_bias.get(), fm, d_sums.get(),
                                  d_logits.get(), stream) == cudaSuccess);
     REQUIRE(LaunchWideDeepPooledGrad(d_dx.get(), d_pooled.get(), fm ? d_sums.get() : nullptr, d_dlogit.get(), n, dd,
-                                     T, d, d_grad.get(), stream) == cudaSuccess);
+                                     T, C, d, d_grad.get(), stream) == cudaSuccess);
     stream.Sync();
     CHECK(BitwiseDiff(logits, d_logits.Host()) == "");
     CHECK(BitwiseDiff(grad, d_grad.Host()) == "");
