@@ -138,6 +138,20 @@ int Node(const ConfigFlags& config_flags, const std::string& member_flag, const 
     options.before_teardown = end_run;
     options.resume_dir = resume_dir();
     options.recovering = recovery.recover;
+    if (!recovery.snapshot_store.empty()) {
+      // A coordinator whose agent was lost too has an empty store: the
+      // others' keepers say which snapshot it committed last.
+      auto restored = trainer::RestoreCoordinatorSnapshot(cfg, seat);
+      if (!restored.ok()) {
+        std::cerr << "actorrec node: cannot restore the coordinator's snapshot: " << restored.status().message()
+                  << "\n";
+        return ExitCodeOf(restored.status());
+      }
+      if (!restored->empty()) {
+        options.resume_dir = *restored;
+        options.recovering = true;
+      }
+    }
     return TrainConfig(cfg, options, std::cout, std::cerr);
   };
   work.host = [&](caf::actor_system& sys, const caf::actor& supervisor) -> Result<std::shared_ptr<void>> {

@@ -282,6 +282,34 @@ TEST_CASE("a member whose agent is killed too, started again by hand, fetches it
   CheckSameAsUninterrupted(c);
 }
 
+TEST_CASE("the coordinator's agent and worker killed and its agent started again by hand resume from the newest "
+          "committed snapshot the others keep",
+          "[recovery]") {
+  // a's store goes with its agent; e and t keep the coordinator's commit
+  // mark, the dense piece (and would keep a's shard files), so the new
+  // coordinator resumes from the snapshot it committed last, not from 0.
+  RecoveringCluster c;
+  const int batch = SeededBatch(11, 7, 15);
+  CAPTURE(batch);
+  const pid_t worker = c.WorkerPid("a", 1);
+  for (int i = 0; i < 60000 && BatchesDone(c.metrics_path()) < batch; ++i) std::this_thread::sleep_for(2ms);
+  REQUIRE(BatchesDone(c.metrics_path()) >= batch);
+  REQUIRE(kill(worker, SIGKILL) == 0);
+  c.agent("a").Signal(SIGKILL);
+  REQUIRE(c.agent("a").WaitExit(10s) == std::optional<int>(128 + SIGKILL));
+  c.StartAgent("a");
+  const auto codes = c.WaitAll();
+  INFO(c.Logs());
+  for (const auto& [name, code] : codes) CHECK(code == std::optional<int>(0));
+  const std::string log = c.agent("a").Log();
+  std::smatch m;
+  REQUIRE(std::regex_search(log, m, std::regex("resumed from [^\n]* after batch ([0-9]+)")));
+  CHECK(std::stoi(m[1].str()) > 0);
+  CHECK(std::stoi(m[1].str()) % kSnapshotEvery == 0);
+  CHECK_THAT(log, Catch::Contains("fetched dense.safetensors"));
+  CheckSameAsUninterrupted(c);
+}
+
 namespace {
 
 // Whether `pid` is gone (or a zombie nobody reaped yet), within `timeout`.
