@@ -147,6 +147,14 @@ class RecoveringCluster {
     REQUIRE(kill(pid, SIGKILL) == 0);
   }
 
+  // Kills `member`'s first worker, then its agent, once the run has done
+  // `batch` batches: the member lost with its host.
+  void KillHostAt(const std::string& member, int batch) {
+    KillAt(member, 1, batch);
+    agent(member).Signal(SIGKILL);
+    REQUIRE(agent(member).WaitExit(10s) == std::optional<int>(128 + SIGKILL));
+  }
+
   // Every agent's exit code.
   std::map<std::string, std::optional<int>> WaitAll() {
     std::map<std::string, std::optional<int>> codes;
@@ -297,12 +305,7 @@ TEST_CASE("the coordinator's agent and worker killed and its agent started again
   RecoveringCluster c;
   const int batch = SeededBatch(11, 7, 15);
   CAPTURE(batch);
-  const pid_t worker = c.WorkerPid("a", 1);
-  for (int i = 0; i < 60000 && BatchesDone(c.metrics_path()) < batch; ++i) std::this_thread::sleep_for(2ms);
-  REQUIRE(BatchesDone(c.metrics_path()) >= batch);
-  REQUIRE(kill(worker, SIGKILL) == 0);
-  c.agent("a").Signal(SIGKILL);
-  REQUIRE(c.agent("a").WaitExit(10s) == std::optional<int>(128 + SIGKILL));
+  c.KillHostAt("a", batch);
   c.StartAgent("a");
   const auto codes = c.WaitAll();
   INFO(c.Logs());
@@ -328,11 +331,7 @@ TEST_CASE("a member lost for good (agent and worker killed, never started again)
   ::unsetenv("ACTORREC_SNAPSHOT_CHUNK_BYTES");
   const int batch = SeededBatch(13, 7, 15);
   CAPTURE(batch);
-  const pid_t worker = c.WorkerPid("e", 1);
-  for (int i = 0; i < 60000 && BatchesDone(c.metrics_path()) < batch; ++i) std::this_thread::sleep_for(2ms);
-  REQUIRE(BatchesDone(c.metrics_path()) >= batch);
-  REQUIRE(kill(worker, SIGKILL) == 0);
-  c.agent("e").Signal(SIGKILL);
+  c.KillHostAt("e", batch);
   const auto codes = c.WaitAll();
   INFO(c.Logs());
   CHECK(codes.at("e") == std::optional<int>(128 + SIGKILL));
