@@ -1,7 +1,9 @@
 // [cluster] and [[cluster.member]]: the shared secret, timeouts, members and
 // the topology rules that tie them together; see sections.hpp.
+#include <algorithm>
 #include <climits>
 #include <map>
+#include <vector>
 
 #include "configs/names.hpp"
 #include "configs/sections.hpp"
@@ -58,7 +60,13 @@ bool ReadMember(TableReader& t, Member* m, MemberLines* lines) {
                          "all (e.g. roles = [\"all\"])")) {
     if (auto spelled = t.ChoiceArray("roles", kRoleSpellings)) {
       roles_known = true;
-      for (size_t index : *spelled) {
+      const bool spare = std::find(spelled->begin(), spelled->end(), 5) != spelled->end();
+      if (spare && spelled->size() > 1) {
+        t.Fail("roles", "\"spare\" stands alone: a spare has no roles until it takes over a lost member's; "
+                        "write roles = [\"spare\"]");
+        roles_known = false;
+      }
+      for (size_t index : spare ? std::vector<size_t>{} : *spelled) {
         // "all" (the last spelling) stands for the four roles.
         size_t first = index == 4 ? 0 : index, last = index == 4 ? 3 : index;
         for (size_t r = first; r <= last; ++r) {
@@ -215,6 +223,22 @@ void CheckTopology(TableReader& t, const std::vector<MemberLines>& lines, bool c
 
   // The coordinator hosts the supervisor and inspector; by default it sits
   // with the oracle, which already talks to every member.
+  // Spares (roles = ["spare"]) take over a lost member's roles through
+  // their agents, after a restart of the cluster.
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (!members[i].roles.empty()) continue;
+    if (cluster->max_restarts == 0) {
+      problems->Add(lines[i].roles, MemberPath(i) + ".roles",
+                    "member " + Quote(members[i].name) +
+                        " is a spare, which takes over a lost member's roles only when the cluster recovers by "
+                        "itself; set cluster.max_restarts above 0");
+    }
+    if (members[i].name == cluster->coordinator) {
+      problems->Add(lines[i].roles, MemberPath(i) + ".roles",
+                    "member " + Quote(members[i].name) +
+                        " is a spare and cannot be cluster.coordinator; name a member with roles");
+    }
+  }
   const bool chosen = !cluster->coordinator.empty();
   if (chosen) {
     if (cluster->Find(cluster->coordinator) == nullptr) {

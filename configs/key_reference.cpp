@@ -266,7 +266,7 @@ const Meaning kMeanings[] = {
     {"cluster.member", "port", [](const Config&) { return Int(Member{}.port); },
      "Its port; 0 (any free port) only for a member nobody connects to."},
     {"cluster.member", "roles", [](const Config&) { return std::string("(none)"); },
-     "Required: which of sampler, oracle, embedding, trainer it hosts (all: every one)."},
+     "Required: which of sampler, oracle, embedding, trainer it hosts (all: every one), or [\"spare\"] alone: no roles until it takes over those of a member that has not rejoined within half of join_timeout_ms after a loss (needs max_restarts above 0; docs/cluster.md)."},
     {"cluster.member", "trainers", [](const Config&) { return std::string("1 with the trainer role"); },
      "Trainer ranks it hosts (each takes an equal slice of every batch)."},
     {"cluster.member", "embedding_shards", [](const Config&) { return std::string("1 with the embedding role"); },

@@ -7,9 +7,11 @@
 namespace actorrec::config {
 
 inline constexpr std::string_view kRoleNames[] = {"sampler", "oracle", "embedding", "trainer"};
-// Roles as written in files: the four roles plus "all", which expands to them.
+// Roles as written in files: the four roles plus "all", which expands to
+// them, and "spare", alone: a member with no roles of its own that takes
+// over those of a member lost for good (its Member::roles stay empty).
 inline constexpr std::string_view kRoleSpellings[] = {"sampler", "oracle", "embedding", "trainer",
-                                                      "all"};
+                                                      "all",     "spare"};
 inline constexpr std::string_view kModelKindNames[] = {"dlrm", "wide_deep", "deepfm", "dcn"};
 inline constexpr std::string_view kModeNames[] = {"lrpp_delayed", "lrpp",      "replicated",
                                                   "no_cache",     "static_hot", "ideal"};

@@ -9,13 +9,16 @@
 #include <functional>
 #include <iostream>
 #include <new>
+#include <unistd.h>
 #include <string>
 
 #include "actors/common/exit_codes.hpp"
+#include "actors/node/actor_plan.hpp"
 #include "actors/node/agent.hpp"
 #include "actors/node/member_select.hpp"
 #include "actors/node/runtime.hpp"
 #include "actors/run/pipeline_run.hpp"
+#include "base/atomic_file.hpp"
 #include "base/logging.hpp"
 #include "base/version.hpp"
 #include "configs/config.hpp"
@@ -78,7 +81,26 @@ struct NodeRecovery {
   bool worker = false;            // --worker: this process is an agent's worker
   bool recover = false;           // --recover: restarted by the agent, resume from the newest snapshot
   std::string snapshot_store;     // --snapshot-store DIR: the agent's in-memory store of this member's snapshots
+  std::string takeover_file;      // --takeover-file FILE: a spare's worker names the member it takes over there
+  std::string take_over;          // --take-over MEMBER: a spare's worker plays that member
 };
+
+// A spare's worker playing `member` (a member lost for good): the member's
+// roles, name and keys, at the spare's own address and port.
+Status PlayMember(config::Config* cfg, const std::string& spare, const std::string& member) {
+  const config::Member* s = cfg->cluster.Find(spare);
+  config::Member* m = nullptr;
+  for (config::Member& c : cfg->cluster.members) {
+    if (c.name == member) m = &c;
+  }
+  if (s == nullptr || m == nullptr || IsSpare(*m) || member == cfg->cluster.coordinator) {
+    return Status::InvalidArgument("--take-over " + member + ": not a member that spare '" + spare +
+                                   "' can take over in " + cfg->path);
+  }
+  m->address = s->address;
+  m->port = s->port;
+  return Status::Ok();
+}
 
 int Node(const ConfigFlags& config_flags, const std::string& member_flag, const std::string& role, int rank,
          const std::string& log_level, TrainOptions node_options, const NodeRecovery& recovery) {
@@ -94,6 +116,24 @@ int Node(const ConfigFlags& config_flags, const std::string& member_flag, const 
     return kExitUsage;
   }
   if (!StartLogging(*member, log_level, cfg)) return kExitUsage;
+  const bool spare = IsSpare(*cfg.cluster.Find(*member));
+  if (spare && recovery.worker && recovery.take_over.empty()) {
+    // A spare waits for the roles of a member lost for good; its agent then
+    // starts it again as that member.
+    return RunSpare(cfg, *member, [&](const std::string& m) -> Status {
+      if (Status st = WriteFileAtomically(recovery.takeover_file, m + "\n"); !st.ok()) return st;
+      return Status::Ok();
+    });
+  }
+  if (spare && recovery.worker) {
+    if (Status st = PlayMember(&cfg, *member, recovery.take_over); !st.ok()) {
+      std::cerr << "actorrec node: " << st.message() << "\n";
+      return kExitUsage;
+    }
+    spdlog::info("spare '{}' plays member '{}' (at {})", *member, recovery.take_over,
+                 cfg.cluster.Find(recovery.take_over)->address);
+    member = recovery.take_over;
+  }
   if (cfg.cluster.max_restarts > 0) {
     // Snapshots for recovery: with --checkpoint-dir, into it (a directory
     // every member sees); else in memory, each member's agent keeping its
@@ -113,6 +153,12 @@ int Node(const ConfigFlags& config_flags, const std::string& member_flag, const 
           return kExitFailure;
         }
         agent.worker_args.insert(agent.worker_args.end(), {"--snapshot-store", agent.memory_store});
+      }
+      if (spare) {
+        agent.takeover_file = (agent.memory_store.empty() ? std::filesystem::temp_directory_path().string()
+                                                          : agent.memory_store) +
+                              "/actorrec-takeover-" + std::to_string(::getpid());
+        agent.worker_args.insert(agent.worker_args.end(), {"--takeover-file", agent.takeover_file});
       }
       return RunAgent(agent);
     }
@@ -138,6 +184,20 @@ int Node(const ConfigFlags& config_flags, const std::string& member_flag, const 
     options.before_teardown = end_run;
     options.resume_dir = resume_dir();
     options.recovering = recovery.recover;
+    if (!recovery.snapshot_store.empty()) {
+      // A coordinator whose agent was lost too has an empty store: the
+      // others' keepers say which snapshot it committed last.
+      auto restored = trainer::RestoreCoordinatorSnapshot(cfg, seat);
+      if (!restored.ok()) {
+        std::cerr << "actorrec node: cannot restore the coordinator's snapshot: " << restored.status().message()
+                  << "\n";
+        return ExitCodeOf(restored.status());
+      }
+      if (!restored->empty()) {
+        options.resume_dir = *restored;
+        options.recovering = true;
+      }
+    }
     return TrainConfig(cfg, options, std::cout, std::cerr);
   };
   work.host = [&](caf::actor_system& sys, const caf::actor& supervisor) -> Result<std::shared_ptr<void>> {
@@ -153,6 +213,7 @@ int Node(const ConfigFlags& config_flags, const std::string& member_flag, const 
     return kExitUsage;
   }
   work.gemm_kernels = backend->name;
+  work.recovering = recovery.recover;
   return RunMember(cfg, *member, work);
 }
 
@@ -247,6 +308,9 @@ int main(int argc, char** argv) {
       ->group("");
   node->add_option("--snapshot-store", recovery.snapshot_store, "(internal) the agent's in-memory snapshot store")
       ->group("");
+  node->add_option("--takeover-file", recovery.takeover_file, "(internal) where a spare's worker names its member")
+      ->group("");
+  node->add_option("--take-over", recovery.take_over, "(internal) a spare's worker plays this member")->group("");
   for (int i = 1; i < argc; ++i) recovery.args.emplace_back(argv[i]);
 
   auto run_data = AddDataCommands(app);

@@ -90,8 +90,10 @@ def run(binary, batches, every, kill=None, at=0):
                 time.sleep(0.01)
             while True:
                 done = 0
-                if os.path.exists(metrics):
+                try:  # absent before the first batch, and replaced while a run starts
                     done = sum(1 for line in open(metrics) if line.startswith('{"event":"batch"'))
+                except FileNotFoundError:
+                    pass
                 if done >= at:
                     break
                 time.sleep(0.002)

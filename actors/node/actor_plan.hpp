@@ -22,6 +22,11 @@ struct PlannedActor {
 // sync_scheduler[w]; every shard s brings embedding_shard[s].
 std::vector<PlannedActor> ActorsOf(const config::Member& member);
 
+// A spare (roles = ["spare"] in the topology): a member that hosts no
+// actor, need not join, keeps no snapshot pieces and holds no replica until
+// it takes over the roles of a member lost for good (docs/cluster.md).
+inline bool IsSpare(const config::Member& member) { return member.roles.empty(); }
+
 // Every actor of the cluster, member by member.
 std::vector<PlannedActor> ActorsOf(const config::ClusterConfig& cluster);
 

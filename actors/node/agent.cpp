@@ -14,6 +14,7 @@
 #include <climits>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "actors/common/exit_codes.hpp"
@@ -26,6 +27,11 @@ using Clock = std::chrono::steady_clock;
 AgentDecision RestartPolicy::OnEnd(const WorkerEnd& end) {
   AgentDecision d;
   const std::string what = DescribeWorkerEnd(end);
+  if (!end.stop_requested && !end.signaled && end.code == kExitTakeOver) {
+    d.restart = true;
+    d.why = "given the roles of a member lost for good";
+    return d;
+  }
   if (end.stop_requested || (!end.signaled && end.code != kExitPeerLost)) {
     d.exit_code = end.signaled ? 128 + end.code : end.code;
     d.why = what + (end.stop_requested ? " after the stop signal; the agent ends too" : "; not restarted");
@@ -60,6 +66,7 @@ std::string DescribeWorkerEnd(const WorkerEnd& end) {
     case kExitPeerLost: return s + " (a cluster member was lost)";
     case kExitRefused: return s + " (refused by the coordinator)";
     case kExitJoinTimeout: return s + " (members missing after the join timeout)";
+    case kExitTakeOver: return s + " (a spare taking over a member)";
     default: return s;
   }
 }
@@ -133,10 +140,9 @@ int RunWorkers(const AgentArgs& args);
 
 int RunAgent(const AgentArgs& args) {
   const int code = RunWorkers(args);
-  if (!args.memory_store.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(args.memory_store, ec);
-  }
+  std::error_code ec;
+  if (!args.memory_store.empty()) std::filesystem::remove_all(args.memory_store, ec);
+  if (!args.takeover_file.empty()) std::filesystem::remove(args.takeover_file, ec);
   return code;
 }
 
@@ -148,9 +154,11 @@ int RunWorkers(const AgentArgs& args) {
   RestartPolicy policy(args.max_restarts, args.backoff_ms);
   bool stop_requested = false;
   int signals = 0;
+  std::string taken_over;  // a spare's: the member it plays since its takeover
   for (int start = 1;; ++start) {
     std::vector<std::string> worker_args = args.worker_args;
     if (start > 1) worker_args.push_back("--recover");
+    if (!taken_over.empty()) worker_args.insert(worker_args.end(), {"--take-over", taken_over});
     const pid_t pid = StartWorker(exe, worker_args);
     if (pid < 0) {
       spdlog::error("agent of member '{}': cannot start a worker: {}", args.member, strerror(errno));
@@ -184,7 +192,7 @@ int RunWorkers(const AgentArgs& args) {
     end.code = end.signaled ? WTERMSIG(status) : WEXITSTATUS(status);
     end.stop_requested = stop_requested;
     const auto lived = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
-    const AgentDecision d = policy.OnEnd(end);
+    AgentDecision d = policy.OnEnd(end);
     if (!d.restart) {
       if (end.signaled && !end.stop_requested) {
         spdlog::error("agent of member '{}': worker pid {} {} after {} ms{}", args.member, pid, d.why, lived,
@@ -194,6 +202,15 @@ int RunWorkers(const AgentArgs& args) {
         spdlog::info("agent of member '{}': worker pid {} {}", args.member, pid, d.why);
       }
       return d.exit_code;
+    }
+    if (!end.signaled && end.code == kExitTakeOver) {
+      std::ifstream in(args.takeover_file);
+      if (args.takeover_file.empty() || !std::getline(in, taken_over) || taken_over.empty()) {
+        spdlog::error("agent of member '{}': worker pid {} took over a member without naming it in {}", args.member,
+                      pid, args.takeover_file);
+        return kExitFailure;
+      }
+      d.why += ": '" + taken_over + "'";
     }
     spdlog::warn("agent of member '{}': worker pid {} {} after {} ms; starting it again in {} ms", args.member, pid,
                  d.why, lived, d.delay.count());

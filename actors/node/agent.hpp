@@ -16,6 +16,10 @@
 
 namespace actorrec {
 
+// Between a spare's worker and its agent only: the worker was given the
+// roles of a member lost for good; the agent starts it again as that member.
+inline constexpr int kExitTakeOver = 9;
+
 // How a worker process ended.
 struct WorkerEnd {
   bool signaled = false;  // killed by a signal (SIGKILL, SIGSEGV, SIGABRT…)
@@ -41,7 +45,9 @@ class RestartPolicy {
   // peer (the cluster then resumes from its snapshot): it rejoins after
   // backoff_ms, without counting as a crash. Any other end (done, a stop
   // signal, a config or data error, a refusal, a join timeout) ends the agent
-  // with the worker's code (128 + N for signal N).
+  // with the worker's code (128 + N for signal N), but for a spare's worker
+  // that exits with kExitTakeOver: restarted at once, as the member it takes
+  // over.
   AgentDecision OnEnd(const WorkerEnd& end);
 
   int crashes() const { return crashes_; }
@@ -67,6 +73,11 @@ struct AgentArgs {
   // Snapshots in memory: the store the agent keeps for its workers
   // (MakeMemoryStore), removed when the agent ends.
   std::string memory_store;
+  // A spare's (config::ClusterConfig::spares): the file its worker writes
+  // the name of the member it takes over into before it exits with
+  // kExitTakeOver; the agent then starts every later worker with
+  // `--take-over MEMBER`. Removed when the agent ends.
+  std::string takeover_file;
 };
 
 // A new, empty directory in memory (tmpfs: /dev/shm) for the snapshots of

@@ -13,6 +13,7 @@
 #include <functional>
 #include <future>
 #include <iomanip>
+#include <optional>
 #include <ostream>
 #include <thread>
 #include <tuple>
@@ -20,6 +21,7 @@
 #include "actors/common/atoms.hpp"
 #include "actors/common/exit_codes.hpp"
 #include "actors/inspector/inspector_actor.hpp"
+#include "actors/node/agent.hpp"
 #include "actors/node/actor_plan.hpp"
 #include "actors/node/node_actor.hpp"
 #include "actors/node/stop_signals.hpp"
@@ -114,6 +116,7 @@ ControlPlane SpawnControlPlane(caf::actor_system& sys, const config::Config& cfg
   cp.supervisor = SpawnSupervisor(sys, {cfg, cp.inspector, cp.outcome});
   cp.done.push_back(WatchDone(cp.supervisor));
   for (const auto& m : cfg.cluster.members) {
+    if (IsSpare(m)) continue;  // nothing to take over in one process
     NodeArgs node;
     node.config = cfg;
     node.member = m.name;
@@ -156,7 +159,100 @@ Status AwaitReady(caf::actor_system& sys, const config::Config& cfg, const Contr
   return Status::Ok();
 }
 
+// Connects to the coordinator's supervisor, retrying until
+// cluster.join_timeout_ms. -1 when connected, else the exit code.
+int ConnectToCoordinator(TlsTransport& transport, const config::Config& cfg, const sigset_t& signals,
+                         caf::actor* supervisor) {
+  const config::Member& coordinator = cfg.cluster.Coordinator();
+  const std::string endpoint = coordinator.address + ":" + std::to_string(coordinator.port);
+  const auto deadline = Clock::now() + std::chrono::milliseconds(cfg.cluster.join_timeout_ms);
+  std::string last_error;
+  for (;;) {
+    auto remote = transport.RemoteActor(coordinator.address, coordinator.port);
+    if (remote.ok()) {
+      *supervisor = *remote;
+      return -1;
+    }
+    last_error = remote.status().message();
+    // Another secret: the coordinator will never accept us.
+    if (const std::string mismatch = transport.CertificateMismatch(); !mismatch.empty()) {
+      spdlog::error("refused by coordinator '{}' at {}: TLS: {}; the cluster secret does not match; give every "
+                    "member the same cluster.secret ({})",
+                    coordinator.name, endpoint, mismatch, cfg.path);
+      return kExitRefused;
+    }
+    if (Clock::now() >= deadline) {
+      spdlog::error("cannot reach coordinator '{}' at {} within {} ms: {}; is it running, and is its address right "
+                    "in {}?",
+                    coordinator.name, endpoint, cfg.cluster.join_timeout_ms, last_error, cfg.path);
+      return kExitJoinTimeout;
+    }
+    if (int sig = WaitSignal(signals, std::chrono::milliseconds(200))) {
+      spdlog::warn("{} received while connecting; stopping", strsignal(sig));
+      return kExitOk;
+    }
+  }
+}
+
 }  // namespace
+
+int RunSpare(const config::Config& cfg, const std::string& spare,
+             const std::function<Status(const std::string& member)>& take_over) {
+  const sigset_t signals = BlockStopSignals();
+  auto sc = MakeSystemConfig();
+  // Never destroyed, as in RunMember.
+  caf::actor_system& sys = *new caf::actor_system{sc};
+  spdlog::info("spare '{}' starting (build {}, config {} digest {})", spare, BuildVersion(), cfg.path, cfg.digest);
+  auto tls = TlsTransport::Start(sys, cfg.cluster, spare);
+  if (!tls.ok()) {
+    spdlog::error("spare '{}' cannot set up TLS: {}", spare, tls.status().message());
+    return kExitFailure;
+  }
+  caf::actor supervisor;
+  if (const int code = ConnectToCoordinator(**tls, cfg, signals, &supervisor); code >= 0) return code;
+  // Waits for the supervisor's answer, its end (the coordinator lost: the
+  // agent starts this worker again for the next run) or a stop signal.
+  caf::scoped_actor self{sys};
+  self->monitor(supervisor);
+  self->send(supervisor, spare_atom::value, spare);
+  for (;;) {
+    std::optional<int> code;
+    self->receive(
+        [&](const std::string& member) {
+          if (member.empty()) {
+            spdlog::info("spare '{}': the run finished without needing it", spare);
+            code = kExitOk;
+            return;
+          }
+          const config::Member* m = cfg.cluster.Find(member);
+          spdlog::warn("spare '{}' takes over member '{}' (its roles, shards and trainer ranks; its address here)",
+                       spare, member);
+          if (m == nullptr || IsSpare(*m) || member == cfg.cluster.coordinator) {
+            spdlog::error("spare '{}': the coordinator named '{}', which it cannot take over", spare, member);
+            code = kExitFailure;
+          } else if (Status st = take_over(member); !st.ok()) {
+            spdlog::error("spare '{}': {}", spare, st.message());
+            code = kExitFailure;
+          } else {
+            code = kExitTakeOver;
+          }
+        },
+        [&](caf::error& e) {
+          spdlog::info("spare '{}': {}; waiting again for the cluster's next run", spare, sys.render(e));
+          code = kExitPeerLost;
+        },
+        [&](const caf::down_msg&) {
+          spdlog::info("spare '{}': the coordinator is gone; waiting again for the cluster's next run", spare);
+          code = kExitPeerLost;
+        },
+        caf::after(std::chrono::milliseconds(100)) >> [] {});
+    if (code) return *code;
+    if (int sig = WaitSignal(signals, std::chrono::milliseconds(1))) {
+      spdlog::warn("{} received while waiting as a spare; stopping", strsignal(sig));
+      return kExitOk;
+    }
+  }
+}
 
 struct InProcessControl::Parts {
   ControlPlane cp;
@@ -234,7 +330,7 @@ int RunMember(const config::Config& cfg, const std::string& member, const Member
   uint16_t published = 0;
   if (is_coordinator) {
     inspector = SpawnInspector(sys);
-    supervisor = SpawnSupervisor(sys, {cfg, inspector, outcome});
+    supervisor = SpawnSupervisor(sys, {cfg, inspector, outcome, work.recovering});
     done.push_back(WatchDone(supervisor));
     auto port = transport.Publish(supervisor, me.port, me.address);
     if (!port.ok()) {
@@ -247,34 +343,8 @@ int RunMember(const config::Config& cfg, const std::string& member, const Member
     published = *port;
     spdlog::info("coordinator listening on {}:{}; waiting for {} member(s)", me.address, published,
                  cfg.cluster.members.size());
-  } else {
-    const auto deadline = Clock::now() + std::chrono::milliseconds(cfg.cluster.join_timeout_ms);
-    std::string last_error;
-    while (!supervisor) {
-      auto remote = transport.RemoteActor(coordinator.address, coordinator.port);
-      if (remote.ok()) {
-        supervisor = *remote;
-        break;
-      }
-      last_error = remote.status().message();
-      // Another secret: the coordinator will never accept us.
-      if (const std::string mismatch = transport.CertificateMismatch(); !mismatch.empty()) {
-        spdlog::error("refused by coordinator '{}' at {}: TLS: {}; the cluster secret does not match; give every "
-                      "member the same cluster.secret ({})",
-                      coordinator.name, endpoint, mismatch, cfg.path);
-        return kExitRefused;
-      }
-      if (Clock::now() >= deadline) {
-        spdlog::error("cannot reach coordinator '{}' at {} within {} ms: {}; is it running, and is its address right "
-                      "in {}?",
-                      coordinator.name, endpoint, cfg.cluster.join_timeout_ms, last_error, cfg.path);
-        return kExitJoinTimeout;
-      }
-      if (int sig = WaitSignal(signals, std::chrono::milliseconds(200))) {
-        spdlog::warn("{} received while connecting; stopping", strsignal(sig));
-        return kExitOk;
-      }
-    }
+  } else if (const int code = ConnectToCoordinator(transport, cfg, signals, &supervisor); code >= 0) {
+    return code;
   }
 
   const bool working = is_coordinator ? static_cast<bool>(work.drive) : static_cast<bool>(work.host);

@@ -68,6 +68,8 @@ struct MemberWork {
   std::function<Result<std::shared_ptr<void>>(caf::actor_system& sys, const caf::actor& supervisor)> host;
   // The GEMM kernels this process's trainers use (NodeArgs::gemm_kernels).
   std::string gemm_kernels;
+  // Restarted by its agent after a loss (SupervisorArgs::recovering).
+  bool recovering = false;
 };
 
 // Runs `member` of `cfg.cluster`. The coordinator listens on its configured
@@ -76,5 +78,15 @@ struct MemberWork {
 // (role_shell.hpp) in place of the member's actors. Its actor system is
 // left running (see runtime.cpp): end the process after it returns.
 int RunMember(const config::Config& cfg, const std::string& member, const MemberWork& work = {});
+
+// Runs spare `spare` of `cfg.cluster` (an agent's worker): connects to the
+// coordinator and waits until its supervisor gives it the roles of a member
+// lost for good; then calls take_over(member) (which records it for the
+// agent) and returns kExitTakeOver, and the agent starts the worker again as
+// that member. kExitOk when the run finished without it, kExitPeerLost when
+// the run ended otherwise or the coordinator was lost (the agent starts it
+// again to wait for the next run). The actor system is left running.
+int RunSpare(const config::Config& cfg, const std::string& spare,
+             const std::function<Status(const std::string& member)>& take_over);
 
 }  // namespace actorrec

@@ -667,12 +667,14 @@ Status PipelineRun::SaveCheckpoint(const std::string& dir) {
 Status PipelineRun::SaveToKeepers(const RunPosition& position) {
   const uint64_t k = position.batches;
   const std::string snapshot = "snapshot batch-" + std::to_string(k) + ": ";
+  // Spares keep nothing until they take over a member (under its name).
+  const std::vector<std::string> keeping = KeepingMembers(cluster_config_);
   if (keepers_.empty()) {
     std::vector<std::string> names;
-    for (const config::Member& m : cluster_config_.members) names.push_back(KeeperName(m.name));
+    for (const std::string& m : keeping) names.push_back(KeeperName(m));
     auto found = lookup_(names);
     if (!found.ok()) return found.status();
-    for (size_t i = 0; i < names.size(); ++i) keepers_[cluster_config_.members[i].name] = (*found)[i];
+    for (size_t i = 0; i < names.size(); ++i) keepers_[keeping[i]] = (*found)[i];
   }
   auto keeper_ask = [&](const std::string& m, const std::string& what, auto on_answer, auto&&... args) {
     return AskWithin(kCheckpointWait, *system_, keepers_.at(m), snapshot + "the keeper of member '" + m + "' " + what,
@@ -680,23 +682,24 @@ Status PipelineRun::SaveToKeepers(const RunPosition& position) {
   };
   // Every keeper's temporary directory of snapshot k, on its own host.
   std::map<std::string, std::string> tmp;
-  for (const config::Member& m : cluster_config_.members) {
-    Status st = keeper_ask(m.name, "did not begin it", [&](std::string& dir) { tmp[m.name] = dir; },
+  for (const std::string& m : keeping) {
+    Status st = keeper_ask(m, "did not begin it", [&](std::string& dir) { tmp[m] = dir; },
                            snap_begin_atom::value, k);
     if (!st.ok()) return st;
   }
   // The dense piece: written here, into this member's keeper directory
   // (this host), and sent to every other keeper.
   if (Status st = WriteDenseCheckpoint(*parts_, tmp[member_] + "/" + kDensePiece, position); !st.ok()) return st;
-  for (const config::Member& m : cluster_config_.members) {
-    if (m.name == member_) continue;
-    Status st = keeper_ask(member_, "did not send the dense piece to member '" + m.name + "'", [](ok_atom) {},
-                           snap_send_atom::value, k, std::string(kDensePiece), keepers_.at(m.name));
+  for (const std::string& m : keeping) {
+    if (m == member_) continue;
+    Status st = keeper_ask(member_, "did not send the dense piece to member '" + m + "'", [](ok_atom) {},
+                           snap_send_atom::value, k, std::string(kDensePiece), keepers_.at(m));
     if (!st.ok()) return st;
   }
   // Each shard's file: written by the shard into its own member's keeper
   // directory, then copied to that member's replica holder.
-  for (const config::Member& m : cluster_config_.members) {
+  for (const std::string& name : keeping) {
+    const config::Member& m = *cluster_config_.Find(name);
     const std::string holder = ReplicaHolder(cluster_config_, m.name);
     for (const PlannedActor& a : ActorsOf(m)) {
       if (a.role != wire::Role::EMBEDDING) continue;
@@ -714,12 +717,22 @@ Status PipelineRun::SaveToKeepers(const RunPosition& position) {
   }
   // Committed everywhere before here: this member's LATEST names a snapshot
   // every member has, and a recovery resumes from it.
-  for (const config::Member& m : cluster_config_.members) {
-    if (m.name == member_) continue;
-    Status st = keeper_ask(m.name, "did not commit it", [](ok_atom) {}, snap_commit_atom::value, k);
+  for (const std::string& m : keeping) {
+    if (m == member_) continue;
+    Status st = keeper_ask(m, "did not commit it", [](ok_atom) {}, snap_commit_atom::value, k);
     if (!st.ok()) return st;
   }
-  return keeper_ask(member_, "did not commit it", [](ok_atom) {}, snap_commit_atom::value, k);
+  if (Status st = keeper_ask(member_, "did not commit it", [](ok_atom) {}, snap_commit_atom::value, k); !st.ok()) {
+    return st;
+  }
+  // This member's LATEST, replicated: a coordinator whose store is lost
+  // with its agent learns it from the others (RestoreCoordinatorSnapshot).
+  for (const std::string& m : keeping) {
+    if (m == member_) continue;
+    Status st = keeper_ask(m, "did not record the coordinator's commit", [](ok_atom) {}, snap_mark_atom::value, k);
+    if (!st.ok()) return st;
+  }
+  return Status::Ok();
 }
 
 Result<uint64_t> PipelineRun::ParameterDigest() {
@@ -775,6 +788,14 @@ Result<PipelineRun::PlanReport> PipelineRun::OracleStats() {
       stats_atom::value);
   if (!st.ok()) return st;
   return report;
+}
+
+Result<std::string> RestoreCoordinatorSnapshot(const config::Config& cfg, const ClusterSeat& seat) {
+  const config::Member* me = cfg.cluster.Find(seat.member);
+  if (me == nullptr) return Status::InvalidArgument("cluster: no member '" + seat.member + "'");
+  return RestoreCoordinatorFromKeepers(*seat.sys, cfg,
+                                       PiecesOf(ActorsOf(*me), static_cast<uint32_t>(cfg.cluster.TotalShards())),
+                                       ClusterDirectory(cfg, seat).lookup, seat.snapshot_store);
 }
 
 Result<std::unique_ptr<MemberPipeline>> MemberPipeline::Start(const config::Config& cfg, const ClusterSeat& seat,

@@ -230,6 +230,14 @@ class PipelineRun {
 // loaded from it (every member must be given the same directory: the
 // coordinator checks). With seat.snapshot_store the snapshot the
 // coordinator's keeper names comes first (RestoreFromKeepers).
+// The coordinator's snapshot to resume from, with seat.snapshot_store:
+// its own store's newest, or where its store names none (its agent was lost
+// too and started again by hand) the newest one it committed as the other
+// members' keepers recorded it, fetched from them
+// (RestoreCoordinatorFromKeepers). "" when there is none: a fresh run. Call
+// it before CreateCoordinator (which publishes the coordinator's keeper).
+Result<std::string> RestoreCoordinatorSnapshot(const config::Config& cfg, const ClusterSeat& seat);
+
 class MemberPipeline {
  public:
   static Result<std::unique_ptr<MemberPipeline>> Start(const config::Config& cfg, const ClusterSeat& seat,

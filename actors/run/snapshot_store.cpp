@@ -1,5 +1,6 @@
 #include "actors/run/snapshot_store.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -22,6 +23,17 @@ Result<std::string> ReadWhole(const fs::path& path) {
   bytes << in.rdbuf();
   if (in.bad()) return Status::IoError("cannot read the snapshot piece " + path.string());
   return std::move(bytes).str();
+}
+
+// The k of a file holding "batch-<k>"; nullopt when absent or malformed.
+std::optional<uint64_t> ReadBatchName(const fs::path& path) {
+  std::ifstream in(path);
+  std::string name;
+  if (!in || !std::getline(in, name) || !name.starts_with("batch-") || name.size() == 6 || name.size() > 26 ||
+      name.find_first_not_of("0123456789", 6) != std::string::npos) {
+    return std::nullopt;
+  }
+  return std::stoull(name.substr(6));
 }
 
 }  // namespace
@@ -66,19 +78,36 @@ Status SnapshotStore::Commit(uint64_t k) {
   return CommitCheckpoint(dir_, tmp, k);
 }
 
-std::optional<uint64_t> SnapshotStore::Latest() const {
-  std::ifstream in(fs::path(dir_) / "LATEST");
-  std::string name;
-  if (!in || !std::getline(in, name) || !name.starts_with("batch-") || name.size() == 6 || name.size() > 26 ||
-      name.find_first_not_of("0123456789", 6) != std::string::npos) {
-    return std::nullopt;
-  }
-  return std::stoull(name.substr(6));
+std::optional<uint64_t> SnapshotStore::Latest() const { return ReadBatchName(fs::path(dir_) / "LATEST"); }
+
+Status SnapshotStore::MarkCommitted(uint64_t k) {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) return Status::IoError("cannot create " + dir_ + ": " + ec.message());
+  return WriteFileAtomically((fs::path(dir_) / "COMMITTED").string(), BatchName(k) + "\n");
 }
+
+std::optional<uint64_t> SnapshotStore::Committed() const { return ReadBatchName(fs::path(dir_) / "COMMITTED"); }
 
 Result<std::string> SnapshotStore::Read(uint64_t k, const std::string& name) const {
   if (!ValidName(name)) return Status::InvalidArgument("snapshot piece name '" + name + "' is not a plain file name");
   return ReadWhole(fs::path(dir_) / BatchName(k) / name);
+}
+
+Result<std::string> SnapshotStore::ReadRange(uint64_t k, const std::string& name, uint64_t offset,
+                                             uint64_t length) const {
+  if (!ValidName(name)) return Status::InvalidArgument("snapshot piece name '" + name + "' is not a plain file name");
+  const fs::path path = fs::path(dir_) / BatchName(k) / name;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound("no snapshot piece " + path.string());
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<uint64_t>(in.tellg());
+  if (offset > size) return Status::InvalidArgument("byte " + std::to_string(offset) + " is past the end of " + path.string());
+  std::string bytes(std::min(length, size - offset), '\0');
+  in.seekg(static_cast<std::streamoff>(offset));
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!in) return Status::IoError("cannot read the snapshot piece " + path.string());
+  return bytes;
 }
 
 bool SnapshotStore::Has(uint64_t k, const std::string& name) const {

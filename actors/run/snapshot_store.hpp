@@ -47,12 +47,22 @@ class SnapshotStore {
   // A piece of committed snapshot k; NotFound when this store lacks it.
   Result<std::string> Read(uint64_t k, const std::string& name) const;
   bool Has(uint64_t k, const std::string& name) const;
+  // `length` bytes of it from `offset` (fewer at its end): a chunk to send.
+  Result<std::string> ReadRange(uint64_t k, const std::string& name, uint64_t offset, uint64_t length) const;
   // Adds a piece to committed snapshot k (created if absent), fetched from
   // another member at recovery.
   Status Adopt(uint64_t k, const std::string& name, const std::string& bytes);
   // Makes snapshot k the LATEST and removes newer ones (snapshots the
   // coordinator never committed: the run rolls back past them).
   Status Select(uint64_t k);
+
+  // The newest snapshot the coordinator committed, as its keeper told this
+  // (another) member's store after its commit: the coordinator's LATEST,
+  // replicated, so that a coordinator whose agent was lost too learns from
+  // the others which snapshot the run resumes from (file COMMITTED).
+  Status MarkCommitted(uint64_t k);
+  // nullopt when the coordinator never told this store of one.
+  std::optional<uint64_t> Committed() const;
 
   // Whether `name` may name a piece (a plain file name).
   static bool ValidName(const std::string& name);

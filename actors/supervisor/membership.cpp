@@ -11,8 +11,14 @@ Membership::Membership(const config::ClusterConfig& cluster, std::string build,
       build_(std::move(build)),
       config_digest_(std::move(config_digest)),
       peer_timeout_(cluster.peer_timeout_ms),
-      join_deadline_(start + std::chrono::milliseconds(cluster.join_timeout_ms)) {
+      join_deadline_(start + std::chrono::milliseconds(cluster.join_timeout_ms)),
+      spare_deadline_(start + std::chrono::milliseconds(cluster.join_timeout_ms / 2)),
+      coordinator_(cluster.coordinator) {
   for (const auto& m : cluster.members) {
+    if (m.roles.empty()) {  // a spare: never waited for
+      has_spares_ = true;
+      continue;
+    }
     MemberStatus s;
     s.name = m.name;
     s.hosts_trainers = m.trainers > 0;
@@ -125,6 +131,18 @@ std::vector<std::string> Membership::Overdue(Clock::time_point now) const {
     if (s.state == State::kExpected) out.push_back(s.name);
   }
   return out;
+}
+
+std::optional<std::string> Membership::AwaitingSpare(Clock::time_point now) const {
+  if (!has_spares_ || now < spare_deadline_) return std::nullopt;
+  for (const auto& s : members_) {
+    if (s.state == State::kExpected && s.spare.empty() && s.name != coordinator_) return s.name;
+  }
+  return std::nullopt;
+}
+
+void Membership::AssignSpare(const std::string& member, const std::string& spare) {
+  if (MemberStatus* s = Mutable(member)) s->spare = spare;
 }
 
 bool Membership::AllJoined() const {

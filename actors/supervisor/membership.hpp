@@ -73,6 +73,7 @@ class Membership {
     std::string host_name;
     std::string lost_reason;
     bool hosts_trainers = false;  // from the topology
+    std::string spare;            // the spare its roles were given to, if any
   };
 
   // `cluster` supplies the expected members, the secret and the timeouts;
@@ -105,6 +106,16 @@ class Membership {
   // Expected members that have not joined although the join timeout passed.
   std::vector<std::string> Overdue(Clock::time_point now) const;
 
+  // A member lost for good: not joined although half of
+  // cluster.join_timeout_ms passed since this run's start, and given to no
+  // spare yet (never the coordinator, whose supervisor this is). The first
+  // in topology order; nullopt when none, or when the topology names no
+  // spare. Spares themselves (members without roles) are never expected.
+  std::optional<std::string> AwaitingSpare(Clock::time_point now) const;
+  // Gives `member`'s roles to `spare`, which joins under the member's name;
+  // the member then waits for it as for itself (the join timeout holds).
+  void AssignSpare(const std::string& member, const std::string& spare);
+
   bool AllJoined() const;
   const MemberStatus* Find(const std::string& member) const;
   const std::vector<MemberStatus>& members() const { return members_; }
@@ -117,6 +128,9 @@ class Membership {
   std::string config_digest_;
   std::chrono::milliseconds peer_timeout_;
   Clock::time_point join_deadline_;
+  Clock::time_point spare_deadline_;
+  std::string coordinator_;
+  bool has_spares_ = false;
   std::vector<MemberStatus> members_;      // in topology order
   std::map<std::string, std::string> nonces_;  // member -> outstanding nonce
   std::string kernels_member_, kernels_;  // the first trainer member to join, and its GEMM kernels

@@ -59,6 +59,15 @@ struct SupervisorState {
   };
   std::vector<Lookup> lookups;  // waiting for names not yet in the directory
 
+  // Spares waiting for the roles of a member lost for good.
+  struct Spare {
+    std::string name;
+    caf::actor_addr who;
+    caf::response_promise promise;
+  };
+  std::vector<Spare> spares;
+  bool recovering = false;  // SupervisorArgs::recovering
+
   bool ready = false;
   bool stopping = false;
   Clock::time_point stop_deadline{};
@@ -107,6 +116,17 @@ void EndRun(Self self, wire::Stop::Reason reason, const std::string& why, int ex
     lookup.promise.deliver(caf::make_error(caf::sec::runtime_error, "the run ended: " + why));
   }
   st.lookups.clear();
+  // A waiting spare ends with a finished run, and waits again for the next
+  // run of a cluster that recovers.
+  const bool over = reason == wire::Stop::Reason::FINISHED || reason == wire::Stop::Reason::INTERRUPTED;
+  for (auto& spare : st.spares) {
+    if (over) {
+      spare.promise.deliver(std::string());
+    } else {
+      spare.promise.deliver(caf::make_error(caf::sec::runtime_error, "the run ended: " + why));
+    }
+  }
+  st.spares.clear();
   if (st.nodes.empty()) self->quit();
 }
 
@@ -284,9 +304,30 @@ caf::result<caf::message> AnswerHeartbeat(Self self, const wire::Frame<wire::Hea
   }));
 }
 
+// A waiting spare takes over the roles of a member lost for good: the
+// spare's worker restarts as that member (its agent, actors/node/agent.hpp)
+// and joins under its name.
+void GiveToSpares(Self self, Clock::time_point now) {
+  auto& st = self->state;
+  while (st.recovering && !st.spares.empty()) {
+    const auto member = st.membership->AwaitingSpare(now);
+    if (!member) return;
+    SupervisorState::Spare spare = std::move(st.spares.front());
+    st.spares.erase(st.spares.begin());
+    st.membership->AssignSpare(*member, spare.name);
+    const config::Member* s = st.cfg.cluster.Find(spare.name);
+    spdlog::warn("member {} did not rejoin within {} ms (half of cluster.join_timeout_ms): spare '{}' ({}) takes "
+                 "over its roles",
+                 Describe(st.cfg.cluster, *member), st.cfg.cluster.join_timeout_ms / 2, spare.name,
+                 s == nullptr ? std::string("?") : s->address);
+    spare.promise.deliver(*member);
+  }
+}
+
 void Tick(Self self) {
   auto& st = self->state;
   const auto now = Clock::now();
+  if (!st.stopping) GiveToSpares(self, now);
   if (st.stopping) {
     if (now >= st.stop_deadline) {
       if (!st.nodes.empty()) spdlog::warn("{} node(s) did not confirm the stop; quitting anyway", st.nodes.size());
@@ -312,6 +353,13 @@ void Tick(Self self) {
 
 void OnDown(Self self, const caf::down_msg& dm) {
   auto& st = self->state;
+  const auto spare = std::find_if(st.spares.begin(), st.spares.end(),
+                                  [&](const SupervisorState::Spare& s) { return s.who == dm.source; });
+  if (spare != st.spares.end()) {
+    spdlog::info("spare '{}' stopped waiting", spare->name);
+    st.spares.erase(spare);
+    return;
+  }
   const std::string reason = dm.reason ? caf::to_string(dm.reason) : "exited";
   if (auto it = st.node_member.find(dm.source); it != st.node_member.end()) {
     const std::string member = it->second;
@@ -338,6 +386,7 @@ caf::behavior Supervisor(Self self, SupervisorArgs args) {
   st.cfg = std::move(args.config);
   st.inspector = std::move(args.inspector);
   st.outcome = std::move(args.outcome);
+  st.recovering = args.recovering;
   st.membership = std::make_unique<Membership>(st.cfg.cluster, BuildVersion(), st.cfg.digest, Clock::now());
   st.expected_actors = ActorsOf(st.cfg.cluster).size();
   self->set_default_handler(ReportUnexpected);
@@ -369,6 +418,26 @@ caf::behavior Supervisor(Self self, SupervisorArgs args) {
         }
         self->state.lookups.push_back({std::move(names), rp});
         ServeLookups(self);
+        return rp;
+      },
+      [=](spare_atom, const std::string& name) {
+        // Before the promise, which takes the sender from the message.
+        const auto who = caf::actor_cast<caf::actor>(self->current_sender());
+        auto rp = self->make_response_promise();
+        auto& st = self->state;
+        const config::Member* m = st.cfg.cluster.Find(name);
+        if (m == nullptr || !IsSpare(*m)) {
+          rp.deliver(caf::make_error(caf::sec::invalid_argument, "'" + name + "' is not a spare of this topology"));
+          return rp;
+        }
+        if (st.stopping) {
+          rp.deliver(caf::make_error(caf::sec::runtime_error, "the run is stopping"));
+          return rp;
+        }
+        if (who) self->monitor(who);
+        st.spares.push_back({name, who ? who.address() : caf::actor_addr{}, rp});
+        spdlog::info("spare '{}' is waiting to take over a member lost for good", name);
+        GiveToSpares(self, Clock::now());
         return rp;
       },
       [=](settled_atom, int64_t batch) { self->state.last_batch = std::max(self->state.last_batch, batch); },

@@ -11,6 +11,7 @@
 //   (publish_atom, name, actor)                (a helper that is no role: run driver, rendezvous)
 //   (settled_atom, int64 batch)                (the run's driver: the last completed batch, for messages)
 //   stop_atom, Stop                            (end the run: tells every node, then quits)
+//   (spare_atom, spare) -> std::string member  (a spare's worker: the member it takes over, "" at the end)
 // Sends Stop (and PeerDown, when a member was lost) to every joined node.
 // A malformed frame is answered with an ErrorReply and changes nothing.
 //
@@ -20,6 +21,7 @@
 #pragma once
 
 #include <caf/actor.hpp>
+#include <caf/atom.hpp>
 
 #include <memory>
 
@@ -28,10 +30,21 @@
 
 namespace actorrec {
 
+// A spare member waiting for roles (IsSpare, actors/node/actor_plan.hpp):
+// (spare_atom, std::string spare) is answered with the name of the member
+// whose roles it takes over, or with "" when the run finished (an error
+// when it ended otherwise: the spare waits again for the cluster's next run).
+using spare_atom = caf::atom_constant<caf::atom("arspare")>;
+
 struct SupervisorArgs {
   config::Config config;
   caf::actor inspector;              // receives every Register; may be null
   std::shared_ptr<Outcome> outcome;  // where the run's exit code goes
+  // The run after a loss (the coordinator's worker restarted by its agent):
+  // only then do spares take over members that do not join within
+  // cluster.spare_takeover_ms; at a cluster's first start every member is
+  // waited for (join_timeout_ms).
+  bool recovering = false;
 };
 
 // Spawns the supervisor. The caller keeps the handle (STACK.md pitfall 8).

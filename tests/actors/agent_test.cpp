@@ -53,3 +53,15 @@ TEST_CASE("done, errors, refusals, join timeouts and stop signals end the agent 
   CHECK_FALSE(p.OnEnd({false, 3, true}).restart);  // a peer lost while stopping: no rejoin
   CHECK(p.crashes() == 0);
 }
+
+TEST_CASE("a spare's worker given a member's roles is started again at once, without counting as a crash",
+          "[actors][agent]") {
+  RestartPolicy p(1, 5000);
+  auto d = p.OnEnd({false, kExitTakeOver, false});
+  CHECK(d.restart);
+  CHECK(d.delay == 0ms);
+  CHECK_THAT(d.why, Catch::Contains("given the roles of a member lost for good"));
+  CHECK(p.crashes() == 0);
+  // After a stop signal it ends the agent like any other end.
+  CHECK_FALSE(p.OnEnd({false, kExitTakeOver, true}).restart);
+}

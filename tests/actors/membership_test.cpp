@@ -159,3 +159,29 @@ TEST_CASE("trainer members with the same GEMM kernels join without a warning", "
     REQUIRE(v.warning.empty());
   }
 }
+
+TEST_CASE("a member missing for half the join timeout is offered to a spare once, never the coordinator",
+          "[actors]") {
+  auto cluster = testing::TwoMemberCluster();  // join_timeout_ms = 5000
+  const auto t0 = Clock::time_point{};
+  {
+    Membership none(cluster, "build-1", "cfg", t0);
+    REQUIRE(!none.AwaitingSpare(t0 + 1h).has_value());  // no spare in the topology
+  }
+  config::Member s;  // roles = ["spare"]: no roles
+  s.name = "s";
+  s.address = "127.0.0.2";
+  cluster.members.push_back(s);
+  Membership m(cluster, "build-1", "cfg", t0);
+  REQUIRE(m.Find("s") == nullptr);  // a spare is never waited for
+  REQUIRE(!m.AwaitingSpare(t0 + 2499ms).has_value());
+  // Neither a nor b has joined; a is the coordinator.
+  REQUIRE(m.AwaitingSpare(t0 + 2500ms) == std::optional<std::string>("b"));
+  m.AssignSpare("b", "s");
+  REQUIRE(m.Find("b")->spare == "s");
+  REQUIRE(!m.AwaitingSpare(t0 + 2500ms).has_value());
+  // The spare joins under b's name; the join timeout still holds for the rest.
+  m.Challenge("b", "n");
+  REQUIRE(m.Join(Request("b", cluster.secret, "n"), t0 + 3000ms).admitted());
+  REQUIRE(m.Overdue(t0 + 5000ms) == std::vector<std::string>{"a"});
+}

@@ -94,12 +94,17 @@ class RecoveringCluster {
  public:
   // extra: more flags for every member (--checkpoint-dir DIR: snapshots on
   // disk instead of in memory).
-  explicit RecoveringCluster(int max_restarts = 3, int join_timeout_ms = 30000, std::vector<std::string> extra = {})
-      : extra_(std::move(extra)) {
-    std::string text = SplitRun(dir_.File("out"), Members(), "lrpp_delayed", kBatches * 512, Recovery(max_restarts));
+  // spare: a spare member "s" too (roles = ["spare"]), which takes over a
+  // member missing for half of join_timeout_ms after a loss.
+  explicit RecoveringCluster(int max_restarts = 3, int join_timeout_ms = 30000, std::vector<std::string> extra = {},
+                             bool spare = false)
+      : extra_(std::move(extra)), names_(kNames) {
+    std::string text = SplitRun(dir_.File("out"), Members() + (spare ? Member("s", 0, "\"spare\"") : ""),
+                                "lrpp_delayed", kBatches * 512, Recovery(max_restarts));
     text.replace(text.find("join_timeout_ms = 30000"), 23, "join_timeout_ms = " + std::to_string(join_timeout_ms));
+    if (spare) names_.push_back("s");
     WriteBytes(dir_.File("topology.toml"), text);
-    for (const auto& name : kNames) StartAgent(name);
+    for (const auto& name : names_) StartAgent(name);
   }
   // Starts `name`'s agent (again: a new agent after the old one ended, with
   // a new log).
@@ -142,16 +147,25 @@ class RecoveringCluster {
     REQUIRE(kill(pid, SIGKILL) == 0);
   }
 
+  // Kills `member`'s first worker, then its agent, once the run has done
+  // `batch` batches: the member lost with its host.
+  void KillHostAt(const std::string& member, int batch) {
+    KillAt(member, 1, batch);
+    agent(member).Signal(SIGKILL);
+    REQUIRE(agent(member).WaitExit(10s) == std::optional<int>(128 + SIGKILL));
+  }
+
   // Every agent's exit code.
   std::map<std::string, std::optional<int>> WaitAll() {
     std::map<std::string, std::optional<int>> codes;
-    for (const auto& name : kNames) codes[name] = procs_.at(name)->WaitExit(180s);
+    for (const auto& name : names_) codes[name] = procs_.at(name)->WaitExit(180s);
     return codes;
   }
 
  private:
   TempDir dir_;
   std::vector<std::string> extra_;
+  std::vector<std::string> names_;  // the agents started
   std::map<std::string, std::unique_ptr<ChildProcess>> procs_;
   std::map<std::string, int> agents_;  // agents started per member
   std::string old_logs_;               // of agents that were replaced
@@ -278,6 +292,58 @@ TEST_CASE("a member whose agent is killed too, started again by hand, fetches it
   for (const auto& [name, code] : codes) CHECK(code == std::optional<int>(0));
   CHECK_THAT(c.agent("e").Log(), Catch::Contains("fetched shard-0-of-2.ckpt") &&
                                      Catch::Contains("fetched shard-1-of-2.ckpt") && Catch::Contains("from member 't'"));
+  CHECK_THAT(c.metrics(), Catch::Contains("\"event\":\"recovery\""));
+  CheckSameAsUninterrupted(c);
+}
+
+TEST_CASE("the coordinator's agent and worker killed and its agent started again by hand resume from the newest "
+          "committed snapshot the others keep",
+          "[recovery]") {
+  // a's store goes with its agent; e and t keep the coordinator's commit
+  // mark, the dense piece (and would keep a's shard files), so the new
+  // coordinator resumes from the snapshot it committed last, not from 0.
+  RecoveringCluster c;
+  const int batch = SeededBatch(11, 7, 15);
+  CAPTURE(batch);
+  c.KillHostAt("a", batch);
+  c.StartAgent("a");
+  const auto codes = c.WaitAll();
+  INFO(c.Logs());
+  for (const auto& [name, code] : codes) CHECK(code == std::optional<int>(0));
+  const std::string log = c.agent("a").Log();
+  std::smatch m;
+  REQUIRE(std::regex_search(log, m, std::regex("resumed from [^\n]* after batch ([0-9]+)")));
+  CHECK(std::stoi(m[1].str()) > 0);
+  CHECK(std::stoi(m[1].str()) % kSnapshotEvery == 0);
+  CHECK_THAT(log, Catch::Contains("fetched dense.safetensors"));
+  CheckSameAsUninterrupted(c);
+}
+
+TEST_CASE("a member lost for good (agent and worker killed, never started again) is taken over by a spare, "
+          "which fetches its shards from the replica holder, and the run ends with the same digest",
+          "[recovery]") {
+  // e hosts both shards; t keeps their replicas. s waits as a spare; once e
+  // has not joined the restarted coordinator for half its join timeout, s's
+  // worker starts again as e (at its own address) and fetches e's pieces.
+  // Pieces travel in 64 KiB chunks here (several per shard file).
+  ::setenv("ACTORREC_SNAPSHOT_CHUNK_BYTES", "65536", 1);
+  RecoveringCluster c(3, 8000, {}, true);  // the spare takes over after 4 s
+  ::unsetenv("ACTORREC_SNAPSHOT_CHUNK_BYTES");
+  const int batch = SeededBatch(13, 7, 15);
+  CAPTURE(batch);
+  c.KillHostAt("e", batch);
+  const auto codes = c.WaitAll();
+  INFO(c.Logs());
+  CHECK(codes.at("e") == std::optional<int>(128 + SIGKILL));
+  for (const std::string name : {"a", "t", "s"}) CHECK(codes.at(name) == std::optional<int>(0));
+  CHECK_THAT(c.agent("a").Log(), Catch::Contains("): spare 's' (127.0.0.1) takes over its roles"));
+  const std::string log = c.agent("s").Log();
+  CHECK_THAT(log, Catch::Contains("given the roles of a member lost for good: 'e'") &&
+                      Catch::Contains("spare 's' plays member 'e'"));
+  std::smatch m;
+  REQUIRE(std::regex_search(log, m, std::regex("fetched shard-0-of-2.ckpt \\([0-9]+ bytes in ([0-9]+) chunk\\(s\\)\\) from member 't'")));
+  CHECK(std::stoi(m[1].str()) > 1);
+  CHECK_THAT(log, Catch::Contains("fetched shard-1-of-2.ckpt"));
   CHECK_THAT(c.metrics(), Catch::Contains("\"event\":\"recovery\""));
   CheckSameAsUninterrupted(c);
 }

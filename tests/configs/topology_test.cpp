@@ -46,7 +46,28 @@ TEST_CASE("an unknown role lists the roles and suggests the closest", "[configs]
   REQUIRE_THAT(LoadError(path),
                Contains(At(path, text, "trainr") +
                         "cluster.member[1].roles[1]: expected one of sampler, oracle, embedding, "
-                        "trainer, all; got \"trainr\" (did you mean trainer?)"));
+                        "trainer, all, spare; got \"trainr\" (did you mean trainer?)"));
+}
+
+TEST_CASE("a spare member has no roles, needs max_restarts, stands alone and is never the coordinator",
+          "[configs]") {
+  TempDir dir;
+  const std::string spare = "\n[[cluster.member]]\nname = \"s\"\naddress = \"127.0.0.2\"\nroles = [\"spare\"]\n";
+  const std::string recovering = Replace(kTwo, "[cluster]\n", "[cluster]\nmax_restarts = 2\n");
+  Config c = LoadConfig(dir.Write("ok.toml", recovering + spare));
+  REQUIRE(c.cluster.members.size() == 3);
+  CHECK(c.cluster.members[2].roles.empty());
+  CHECK(c.cluster.TotalTrainers() == 2);
+  CHECK(c.cluster.Coordinator().name == "a");
+
+  std::string path = dir.Write("no_restarts.toml", kTwo + spare);
+  CHECK_THAT(LoadError(path), Contains("cluster.member[2].roles: member \"s\" is a spare") &&
+                                  Contains("set cluster.max_restarts above 0"));
+  const std::string mixed = Replace(recovering + spare, "roles = [\"spare\"]", "roles = [\"spare\", \"trainer\"]");
+  path = dir.Write("mixed.toml", mixed);
+  CHECK_THAT(LoadError(path), Contains("cluster.member[2].roles: \"spare\" stands alone"));
+  path = dir.Write("coordinator.toml", Replace(recovering, "max_restarts = 2\n", "max_restarts = 2\ncoordinator = \"s\"\n") + spare);
+  CHECK_THAT(LoadError(path), Contains("is a spare and cannot be cluster.coordinator"));
 }
 
 TEST_CASE("a role listed twice, or already included by all, is refused", "[configs]") {

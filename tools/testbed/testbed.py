@@ -23,12 +23,14 @@ machines lack: the presets limit rate only, and --delay says so if netem is
 absent.
 
   tools/testbed/testbed.py run --config cluster.toml --link 10gbit --logs DIR
+  tools/testbed/testbed.py run --config cluster.toml --kill t --kill-at 12   # a recovery drill
   tools/testbed/testbed.py measure --link 10gbit    # the rate one TCP stream gets
   tools/testbed/testbed.py check
 """
 
 import argparse
 import ipaddress
+import json
 import os
 import re
 import shutil
@@ -255,8 +257,70 @@ def load_members(config_path):
     return members, coordinator
 
 
-def run_cluster(config_path, binary, rate_bps, logs, timeout_s, delay_ms=0.0, extra=()):
-    """Runs every member of the topology on the testbed; returns {member: exit code} (None: killed)."""
+def metrics_path(config_path):
+    """Where the topology's run writes metrics.jsonl ([run] output_dir, else runs/<name>, beside the config)."""
+    with open(config_path, "rb") as f:
+        cfg = tomllib.load(f)
+    explicit = cfg.get("training", {}).get("metrics_file")
+    base = os.path.dirname(os.path.abspath(config_path))
+    if explicit:
+        return os.path.join(base, explicit)
+    run = cfg.get("run", {})
+    out = run.get("output_dir") or os.path.join("runs", run.get("name", "local"))
+    return os.path.join(base, out, "metrics.jsonl")
+
+
+def kill_worker_at(log_path, metrics, batch, timeout_s):
+    """SIGKILLs the first worker its agent's log names once metrics.jsonl counts `batch` batches; the kill's
+    wall-clock time in ms, or None when that never happened within timeout_s."""
+    deadline = time.monotonic() + timeout_s
+    pid = None
+    while time.monotonic() < deadline:
+        if pid is None and os.path.exists(log_path):
+            m = re.search(r"worker pid (\d+) started \(start 1\)", open(log_path, errors="replace").read())
+            pid = int(m.group(1)) if m else None
+        done = 0
+        try:  # absent before the first batch, and replaced while a run starts
+            done = sum(1 for line in open(metrics) if line.startswith('{"event":"batch"'))
+        except FileNotFoundError:
+            pass
+        if pid is not None and done >= batch:
+            killed = time.time() * 1000
+            os.kill(pid, signal.SIGKILL)
+            return killed
+        time.sleep(0.005)
+    return None
+
+
+def recovery_report(metrics, killed_ms):
+    """Lines on the recovery after a kill at killed_ms, from metrics.jsonl."""
+    lines = [json.loads(line) for line in open(metrics)]
+    out = []
+    fail = [x for x in lines if x.get("event") == "failure"]
+    rec = [x for x in lines if x.get("event") == "recovery"]
+    if fail:
+        out.append(f"failure seen {fail[0]['unix_ms'] - killed_ms:.0f} ms after the kill (member "
+                   f"{fail[0]['member']}, last batch {fail[0]['last_batch']})")
+    if rec:
+        after = lines[lines.index(rec[0]) + 1:]
+        batches = [x for x in after if x.get("event") == "batch"]
+        first = f", first batch done {rec[0]['unix_ms'] - killed_ms + batches[0]['elapsed_s'] * 1000:.0f} ms" \
+            if batches else ""
+        replayed = batches[:rec[0]["batches_replayed"]]
+        catch_up = f" in {replayed[-1]['elapsed_s'] * 1000:.0f} ms" if replayed else ""
+        out.append(f"training again {rec[0]['unix_ms'] - killed_ms:.0f} ms after the kill{first}; "
+                   f"{rec[0]['batches_replayed']} batch(es) replayed from snapshot {rec[0]['snapshot_batch']}"
+                   f"{catch_up}")
+    summary = [x for x in lines if x.get("event") == "summary"]
+    if summary:
+        out.append(f"parameter digest {summary[-1].get('parameter_digest')}")
+    return out
+
+
+def run_cluster(config_path, binary, rate_bps, logs, timeout_s, delay_ms=0.0, extra=(), kill=None, kill_at=0):
+    """Runs every member of the topology on the testbed; returns {member: exit code} (None: killed). With
+    `kill`, that member's first worker (an agent's: cluster.max_restarts > 0) is SIGKILLed after batch kill_at,
+    and the recovery's times are printed."""
     members, coordinator = load_members(config_path)
     os.makedirs(logs, exist_ok=True)
     binary = os.path.abspath(binary)
@@ -269,6 +333,12 @@ def run_cluster(config_path, binary, rate_bps, logs, timeout_s, delay_ms=0.0, ex
                                                         m["name"], *extra],
                                          os.path.join(logs, m["name"] + ".log"))
         deadline = time.monotonic() + timeout_s
+        killed_ms = None
+        if kill:
+            killed_ms = kill_worker_at(os.path.join(logs, kill + ".log"), metrics_path(config_path), kill_at,
+                                       timeout_s)
+            print(f"testbed: {'killed' if killed_ms else 'could not kill'} the worker of '{kill}' after batch "
+                  f"{kill_at}", file=sys.stderr)
         while time.monotonic() < deadline and any(p.poll() is None for p in procs.values()):
             time.sleep(0.1)
         # After the coordinator ends, the others follow within a heartbeat
@@ -279,6 +349,9 @@ def run_cluster(config_path, binary, rate_bps, logs, timeout_s, delay_ms=0.0, ex
             still = [n for n, c in codes.items() if c is None]
             print(f"testbed: {', '.join(still)} still running after {timeout_s:.0f} s; stopping them",
                   file=sys.stderr)
+    if killed_ms:
+        for line in recovery_report(metrics_path(config_path), killed_ms):
+            print(f"testbed: {line}")
     return codes, coordinator
 
 
@@ -330,6 +403,8 @@ def main():
     run.add_argument("--delay-ms", type=float, default=0.0, help="one-way delay per host (needs sch_netem)")
     run.add_argument("--logs", default="testbed-logs", help="one <member>.log per member (default: testbed-logs)")
     run.add_argument("--timeout", type=float, default=600, help="seconds before the testbed stops the members")
+    run.add_argument("--kill", help="SIGKILL this member's worker during the run (needs cluster.max_restarts > 0)")
+    run.add_argument("--kill-at", type=int, default=1, help="after this many batches (default 1)")
     mea = sub.add_parser("measure", help="the rate one TCP stream gets between two hosts")
     mea.add_argument("--link", default="10gbit")
     mea.add_argument("--megabytes", type=int, default=200)
@@ -352,7 +427,8 @@ def main():
             print(f"one TCP stream: {got / 1e9:.2f} Gbit/s on {link}")
             return 0
         rate = parse_rate(args.link)
-        codes, coordinator = run_cluster(args.config, args.binary, rate, args.logs, args.timeout, args.delay_ms)
+        codes, coordinator = run_cluster(args.config, args.binary, rate, args.logs, args.timeout, args.delay_ms,
+                                         kill=args.kill, kill_at=args.kill_at)
     except TestbedError as e:
         print(f"testbed: {e}", file=sys.stderr)
         return 2

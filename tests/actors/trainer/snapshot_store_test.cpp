@@ -39,6 +39,21 @@ TEST_CASE("a snapshot store commits pieces, keeps the newest two and rolls back 
   CHECK(store.Commit(20).code() == actorrec::Status::Code::kNotFound);  // never begun
 }
 
+TEST_CASE("a snapshot store records the coordinator's newest commit apart from its own LATEST", "[snapshot_store]") {
+  actorrec::testing::TempDir dir;
+  SnapshotStore store(dir.File("store"));
+  CHECK(!store.Committed().has_value());
+  REQUIRE(store.Begin(10).ok());
+  REQUIRE(store.Commit(10).ok());
+  // Committed here, not yet by the coordinator: no mark.
+  CHECK(!store.Committed().has_value());
+  REQUIRE(store.MarkCommitted(10).ok());
+  CHECK(store.Committed() == std::optional<uint64_t>(10));
+  CHECK(store.Latest() == std::optional<uint64_t>(10));
+  // A fresh store of the same directory (a restarted worker) reads it back.
+  CHECK(SnapshotStore(dir.File("store")).Committed() == std::optional<uint64_t>(10));
+}
+
 TEST_CASE("a snapshot store refuses piece names that are not plain file names", "[snapshot_store]") {
   actorrec::testing::TempDir dir;
   SnapshotStore store(dir.File("store"));
