@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace actorrec::gpu {
@@ -27,6 +28,17 @@ struct SlotBags {
   const uint32_t* offsets = nullptr;  // samples + 1 entries, offsets[0] == 0
   size_t samples = 0;
 };
+
+// What a trainer's compute stream waited for in one batch, in seconds: the
+// batch's rows (their copies into its slots: SlotArray's ComputeAfter) and
+// the dense + critical sync (from the end of its backward to the summed
+// gradient's step: TrainerCore). on_device: timed by the device's clock
+// (Backend::TakeWaits); else by the host's, as the drivers time a batch.
+struct StreamWaits {
+  double rows_s = 0, sync_s = 0;
+  bool on_device = false;
+};
+enum class WaitFor { kRows, kSync };
 
 // A row optimizer as the backend runs it (models::RowOptimizer's kind and
 // settings; models/optimizers.hpp states the formulas and the state layout).
@@ -243,6 +255,19 @@ class Backend {
   // `rows` sees the update (stream order; docs/gpu.md).
   virtual void ApplyRowUpdate(float* rows, size_t row_stride, const uint32_t* slots, size_t n, const float* grads,
                               const RowUpdate& update);
+
+  // ---- The compute stream's waits, timed on the device (docs/gpu.md "The
+  // compute stream's waits"). BeginWait and EndWait bracket one wait of the
+  // compute stream (what: StreamWaits); a BeginWait without its EndWait is
+  // replaced by the next BeginWait of the same kind. TakeWaits: the time
+  // between each completed pair since the last call, summed per kind, by the
+  // device's clock (CUDA: events recorded on the compute stream, their
+  // cudaEventElapsedTime); nullopt where the backend has no clock of its
+  // own, the default: a host backend's stream never waits apart from its
+  // thread, whose waits the drivers time on the host.
+  virtual void BeginWait(WaitFor) {}
+  virtual void EndWait(WaitFor) {}
+  virtual std::optional<StreamWaits> TakeWaits() { return std::nullopt; }
 };
 
 // A GEMM with k == 0, where op(A)·op(B) is empty: C = beta·C, with beta == 0

@@ -41,6 +41,9 @@ struct Program {
   bool csv = false;
   std::string value, unit;
   std::vector<std::string> labels;
+  // Needs a GPU: built only with CUDA, exits 77 without a usable device;
+  // either way it is skipped with a note, not failed.
+  bool gpu = false;
 };
 
 int Fail(int code, const std::string& message) {
@@ -92,6 +95,10 @@ Status Chart(const Program& p, const fs::path& csv_path, const fs::path& svg_pat
 
 int RunProgram(const Program& p, const BenchFlags& flags, const fs::path& dir, std::vector<std::string>* written) {
   const fs::path exe = BenchDir() / p.name;
+  if (p.gpu && !fs::exists(exe)) {
+    std::cout << "\n" << p.name << ": skipped, this build has no CUDA backend (" << exe.string() << " is not built)\n";
+    return kExitOk;
+  }
   if (!fs::exists(exe)) {
     return Fail(kExitFailure, exe.string() + " is missing: build the bench programs (ninja -C build), or set "
                               "ACTORREC_BENCH_DIR to their folder");
@@ -107,6 +114,10 @@ int RunProgram(const Program& p, const BenchFlags& flags, const fs::path& dir, s
   auto code = RunShown(argv, log.string());
   if (!code.ok()) return Fail(kExitFailure, code.status().message());
   written->push_back(log.string());
+  if (p.gpu && *code == 77) {
+    std::cout << p.name << ": skipped, no usable CUDA device (its output: " << log.string() << ")\n";
+    return kExitOk;
+  }
   if (*code != 0) return Fail(kExitFailure, p.name + " exited with code " + std::to_string(*code) + " (its output: " +
                                                 log.string() + ")");
   if (p.csv) {
@@ -187,6 +198,15 @@ std::vector<Program> ProgramsOf(const std::string& what) {
     programs.push_back({"train_bench", {"8", "0.01", "2"}, {"24", "0.05", "2"}, true, "samples_per_s", "samples/s",
                         {"mode", "driver"}});
   }
+  if (what == "gpu" || what == "all") {
+    // The GPU data plane (issue 22): slot copy kernels and staging against
+    // cudaMemcpy, DLRM lrpp_delayed against ideal at batch 16384. Small:
+    // fewer rows and DLRM batches.
+    Program gpu{"gpu_slot_bench", {"--rows", "262144", "--reps", "10", "--batches", "6"}, {}, true, "ratio",
+                "measured / baseline", {"what"}};
+    gpu.gpu = true;
+    programs.push_back(gpu);
+  }
   if (what == "recd" || what == "all") {
     // RecD's dedup groups off against on: small, DedupeFactor 1, 4 and 16 on
     // short runs; full, the sweep docs/benchmarks.md reports.
@@ -264,8 +284,9 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
       "Run the benchmarks (tools/bench) and show their measured ratios; keep their output, CSV tables and SVG "
       "charts in --out. Small sizes by default (a minute or so), --full for the sizes docs/benchmarks.md reports.");
   bench->add_option("what", flags->what,
-                    "oracle, data, train, recd (RecD's dedup groups), cluster (root: the network testbed), simulate or all")
-      ->check(CLI::IsMember({"oracle", "data", "train", "recd", "cluster", "simulate", "all"}));
+                    "oracle, data, train, recd (RecD's dedup groups), gpu (the GPU data plane; skipped without a GPU), cluster "
+                    "(root: the network testbed), simulate or all")
+      ->check(CLI::IsMember({"oracle", "data", "train", "recd", "gpu", "cluster", "simulate", "all"}));
   bench->add_flag("--full", flags->full, "the documented sizes (minutes to an hour) instead of the small ones");
   bench->add_flag("--profile", flags->profile,
                   "measure this machine's hardware profile (GEMM rate, memory bandwidth, loopback network) into "
@@ -286,7 +307,7 @@ std::function<int()> AddBenchCommand(CLI::App& app) {
   bench->callback([flags] {
     if (flags->what.empty() && !flags->profile) {
       throw CLI::ValidationError("bench",
-                                 "name what to run (oracle, data, train, recd, cluster, simulate, all), or --profile");
+                                 "name what to run (oracle, data, train, recd, gpu, cluster, simulate, all), or --profile");
     }
     if (flags->vs_pytorch && flags->what != "train" && flags->what != "all") {
       throw CLI::ValidationError("--vs-pytorch", "compares train_bench: only with `bench train` or `bench all`");

@@ -359,6 +359,26 @@ std::string PhaseJson(const trainer::StepTotals& t, double per_batch_ms) {
   return j.str();
 }
 
+// Whose clock timed the compute stream's waits (gpu::StreamWaits).
+const char* WaitsClock(bool on_device) { return on_device ? "device" : "host"; }
+
+// The compute stream's waits per batch (gpu::StreamWaits), for the summary
+// and, as JSON, for metrics.jsonl.
+std::string StreamWaitsLine(const trainer::StepTotals& t, double per_batch_ms) {
+  std::ostringstream line;
+  line << std::fixed << std::setprecision(2) << "  compute stream waited per batch (ms, "
+       << (t.waits_on_device ? "device clock: CUDA events" : "host clock") << "): for rows "
+       << t.stream_wait_rows_s * per_batch_ms << ", for sync " << t.stream_wait_sync_s * per_batch_ms;
+  return line.str();
+}
+std::string StreamWaitsJson(const trainer::StepTotals& t, double per_batch_ms) {
+  std::ostringstream j;
+  j << std::setprecision(6) << "{\"rows\":" << t.stream_wait_rows_s * per_batch_ms
+    << ",\"sync\":" << t.stream_wait_sync_s * per_batch_ms << ",\"clock\":\"" << WaitsClock(t.waits_on_device)
+    << "\"}";
+  return j.str();
+}
+
 // Skipped records by reason: {"skipped":N,"by_reason":{"reason":n,...}}.
 // Reasons are the readers' own short literals (no quotes or control bytes).
 std::string BadRecordsJson(const data::BadRecords& bad) {
@@ -659,7 +679,9 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
             << ",\"private_rows\":" << step.private_rows << ",\"fetch_s\":" << step.fetch_s
             << ",\"forward_s\":" << step.forward_s << ",\"backward_s\":" << step.backward_s
             << ",\"dense_sync_s\":" << step.dense_sync_s << ",\"exposed_delayed_s\":" << step.exposed_delayed_s
-            << ",\"optimizer_s\":" << step.optimizer_s << ",\"elapsed_s\":"
+            << ",\"optimizer_s\":" << step.optimizer_s << ",\"stream_wait_rows_s\":" << step.stream_wait_rows_s
+            << ",\"stream_wait_sync_s\":" << step.stream_wait_sync_s << ",\"stream_waits_clock\":\""
+            << WaitsClock(step.waits_on_device) << "\",\"elapsed_s\":"
             << std::chrono::duration<double>(Clock::now() - train_start).count() << "}\n"
             << std::flush;  // one write per batch: `tail -f` and a recovery see every batch done
 
@@ -751,6 +773,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
       << " samples/s, mean loss " << std::setprecision(4) << totals.loss_sum / std::max<uint64_t>(1, totals.samples)
       << "\n"
       << std::setprecision(2) << PhaseLine(totals, per_batch, run.pipelined()) << "\n"
+      << StreamWaitsLine(totals, per_batch) << "\n"
       << std::setprecision(0) << "  rows per batch: " << totals.unique / b << " unique, " << totals.missed / b
       << " missed (cache hit share " << std::setprecision(1)
       << 100.0 * (1.0 - static_cast<double>(totals.missed) / std::max<uint64_t>(1, totals.unique)) << " %), "
@@ -808,6 +831,7 @@ int TrainConfig(const config::Config& cfg, const TrainOptions& options, std::ost
   ending << std::setprecision(9) << "{\"event\":\"summary\",\"batches\":" << totals.batches << ",\"samples\":" << totals.samples
           << ",\"seconds\":" << train_s << ",\"samples_per_s\":" << totals.samples / std::max(train_s, 1e-9)
           << ",\"ms_per_batch\":" << PhaseJson(totals, per_batch)
+          << ",\"stream_wait_ms_per_batch\":" << StreamWaitsJson(totals, per_batch)
           << ",\"shard_rows\":" << shard_rows << ",\"shard_bytes\":" << shard_bytes
           << ",\"fetched_bytes_per_batch\":" << totals.fetched * run.row_bytes() / b
           << ",\"written_bytes_per_batch\":" << totals.written * run.row_bytes() / b

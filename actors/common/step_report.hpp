@@ -28,6 +28,8 @@ struct TrainerFigures {
   // applied their sum (hidden behind the next batch's compute).
   double wait_rows_s = 0, forward_s = 0, backward_s = 0, critical_sync_s = 0, exposed_delayed_s = 0, apply_s = 0,
          delayed_sync_s = 0;
+  // The compute stream's waits of the batch (gpu::StreamWaits).
+  double stream_wait_rows_s = 0, stream_wait_sync_s = 0;
 };
 
 // What one global batch did.
@@ -54,6 +56,11 @@ struct StepReport {
   // runs alone and exposed_delayed_s is 0.
   double fetch_s = 0, forward_s = 0, backward_s = 0, dense_sync_s = 0, sparse_sync_s = 0, write_back_s = 0;
   double exposed_delayed_s = 0, optimizer_s = 0;
+  // The compute stream's waits (gpu::StreamWaits), the slowest trainer's: for
+  // rows and for sync. waits_on_device: measured by the device's clock
+  // (CUDA events); else the host's, equal to fetch_s and dense_sync_s.
+  double stream_wait_rows_s = 0, stream_wait_sync_s = 0;
+  bool waits_on_device = false;
   // Per trainer rank, in the pipeline; empty in lockstep.
   std::vector<TrainerFigures> trainers;
 };
@@ -66,6 +73,8 @@ struct StepTotals {
   uint64_t unique = 0, missed = 0, fetched = 0, written = 0, critical = 0, delayed = 0, private_rows = 0;
   double fetch_s = 0, forward_s = 0, backward_s = 0, dense_sync_s = 0, sparse_sync_s = 0, write_back_s = 0;
   double exposed_delayed_s = 0, optimizer_s = 0;
+  double stream_wait_rows_s = 0, stream_wait_sync_s = 0;
+  bool waits_on_device = false;  // every batch's waits were the device's
   void Add(const StepReport& r) {
     ++batches;
     samples += r.samples;
@@ -85,6 +94,9 @@ struct StepTotals {
     write_back_s += r.write_back_s;
     exposed_delayed_s += r.exposed_delayed_s;
     optimizer_s += r.optimizer_s;
+    stream_wait_rows_s += r.stream_wait_rows_s;
+    stream_wait_sync_s += r.stream_wait_sync_s;
+    waits_on_device = (batches == 1 || waits_on_device) && r.waits_on_device;
   }
 };
 

@@ -135,6 +135,14 @@ Result<bool> LockstepRun::Step(StepReport* report) {
   *report = StepReport{};
   Result<bool> more = planned() ? StepPlanned(report) : StepDirect(report);
   if (more.ok() && *more) {
+    // The compute streams' waits, the slowest trainer's; on the host's
+    // clock the phases above (every trainer waits for the same fetch and sum).
+    for (auto& t : parts_->trainers) {
+      const gpu::StreamWaits waits = t->TakeStreamWaits(report->fetch_s, report->dense_sync_s);
+      report->stream_wait_rows_s = std::max(report->stream_wait_rows_s, waits.rows_s);
+      report->stream_wait_sync_s = std::max(report->stream_wait_sync_s, waits.sync_s);
+      report->waits_on_device = waits.on_device;
+    }
     ++position_.batches;
     position_.next = {report->epoch, report->batch + 1};
   }
@@ -181,6 +189,7 @@ double LockstepRun::ComputeAll(const data::Batch& batch,
 void LockstepRun::SyncDense() {
   const size_t n = parts_->trainers[0]->dense_grads().size();
   dense_sum_.resize(n);
+  for (auto& t : parts_->trainers) t->SyncStarts();
   StartRowSum(dense_sum_.data(), static_cast<uint32_t>(n));
   for (auto& t : parts_->trainers) AddToRowSum(dense_sum_.data(), t->dense_grads().data(), static_cast<uint32_t>(n));
   for (auto& t : parts_->trainers) t->ApplyDense(dense_sum_);

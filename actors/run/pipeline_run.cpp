@@ -120,6 +120,8 @@ TrainerFigures FiguresOf(const std::vector<double>& times, const std::vector<uin
   f.exposed_delayed_s = times[kExposedDelayed];
   f.apply_s = times[kApply];
   f.delayed_sync_s = times[kDelayedSync];
+  f.stream_wait_rows_s = times[kStreamWaitRows];
+  f.stream_wait_sync_s = times[kStreamWaitSync];
   return f;
 }
 
@@ -389,6 +391,9 @@ Status PipelineRun::ReceiveOne(const std::string& waiting_for) {
         r.dense_sync_s = std::max(r.dense_sync_s, times[kCriticalSync]);
         r.exposed_delayed_s = std::max(r.exposed_delayed_s, times[kExposedDelayed]);
         r.optimizer_s = std::max(r.optimizer_s, times[kApply]);
+        r.stream_wait_rows_s = std::max(r.stream_wait_rows_s, times[kStreamWaitRows]);
+        r.stream_wait_sync_s = std::max(r.stream_wait_sync_s, times[kStreamWaitSync]);
+        r.waits_on_device = times[kWaitsOnDevice] != 0.0;
         r.fetched_rows += counts[kPrefetched];
         r.written_rows += counts[kWritten];
         r.private_rows += counts[kPrivateUpdated];

@@ -127,7 +127,7 @@ void SlotArray::BeforeCompute(int64_t batch) {
     ticket = schedule_.ComputeWaitsOn(batch);
     schedule_.Computed(batch);
   }
-  if (ticket != 0) backend_->ComputeAfter(ticket);
+  WaitForRows(ticket);
 }
 
 void SlotArray::BeforeComputeAll() {
@@ -138,7 +138,13 @@ void SlotArray::BeforeComputeAll() {
     ticket = newest_ticket_;
     schedule_ = gpu::CopySchedule();
   }
+  WaitForRows(ticket);
+}
+
+void SlotArray::WaitForRows(uint64_t ticket) {
+  backend_->BeginWait(gpu::WaitFor::kRows);
   if (ticket != 0) backend_->ComputeAfter(ticket);
+  backend_->EndWait(gpu::WaitFor::kRows);
 }
 
 void SlotArray::Gather(const Stage& stage, const uint32_t* slots, size_t n) {

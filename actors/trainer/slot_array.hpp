@@ -130,6 +130,9 @@ class SlotArray {
   void Scatter(const Stage& stage, size_t n, int64_t batch);
   void Gather(const Stage& stage, const uint32_t* slots, size_t n);
   void Release(const Stage& stage) { ring_.Commit(stage.offset, stage.floats, 0); }
+  // ComputeAfter(ticket) (0: nothing to wait for), timed as the compute
+  // stream's wait for rows (Backend::BeginWait).
+  void WaitForRows(uint64_t ticket);
 
   gpu::Backend* backend_;
   const models::RowOptimizer* optimizer_;

@@ -112,6 +112,7 @@ void TryAdvance(Self self) {
   core.PackRowGrads(w.plan.delayed, &delayed);
   w.times[kApply] = NowSeconds() - computed;
   w.sync_floats = critical.size() + delayed.size();
+  core.SyncStarts();
   w.critical_sent_s = NowSeconds();
   self->send(st.args.scheduler, sync_atom::value, st.next, static_cast<uint8_t>(SyncKind::kCritical),
              w.critical_sent_s, std::move(critical));
@@ -139,6 +140,11 @@ void OnSynced(Self self, int64_t batch, uint8_t kind, double behind_s, const std
     }
     core.ApplyDense(std::span<const float>(sums.data(), dense));
     core.ApplyRows(w.plan.critical, sums.data() + dense);
+    // This batch's waits, before the next batch's compute adds its own.
+    const gpu::StreamWaits waits = core.TakeStreamWaits(w.times[kWaitRows], w.times[kCriticalSync]);
+    w.times[kStreamWaitRows] = waits.rows_s;
+    w.times[kStreamWaitSync] = waits.sync_s;
+    w.times[kWaitsOnDevice] = waits.on_device ? 1.0 : 0.0;
     w.times[kApply] += NowSeconds() - start;
     st.critical_pending = false;
     return TryAdvance(self);

@@ -39,6 +39,8 @@ namespace actorrec::trainer {
 enum SettledTime : size_t {
   kWaitRows, kForward, kBackward, kCriticalSync, kExposedDelayed, kApply,
   kDelayedSync,  // from the delayed gradients sent to their sum back (in the background)
+  kStreamWaitRows, kStreamWaitSync,  // the compute stream's waits (TrainerCore::TakeStreamWaits)
+  kWaitsOnDevice,  // 1: those two by the device's clock, 0: the host's
   kSettledTimes
 };
 enum SettledCount : size_t {

@@ -215,7 +215,17 @@ std::span<const float> TrainerCore::dense_grads() const {
   return const_cast<models::Model&>(*model_).grads();
 }
 
-void TrainerCore::ApplyDense(std::span<const float> summed) { dense_->Step(model_->params(), summed); }
+void TrainerCore::SyncStarts() { backend_->BeginWait(gpu::WaitFor::kSync); }
+
+void TrainerCore::ApplyDense(std::span<const float> summed) {
+  backend_->EndWait(gpu::WaitFor::kSync);
+  dense_->Step(model_->params(), summed);
+}
+
+gpu::StreamWaits TrainerCore::TakeStreamWaits(double host_rows_s, double host_sync_s) {
+  if (auto device = backend_->TakeWaits()) return *device;
+  return {host_rows_s, host_sync_s, false};
+}
 
 uint64_t DenseDigest(const TrainerCore& trainer) {
   const auto params = trainer.model().params();

@@ -113,8 +113,18 @@ class TrainerCore {
 
   // After Backward: this slice's dense gradient (the model's grads()).
   std::span<const float> dense_grads() const;
+  // When this slice's gradients go to be summed (after Backward and the
+  // private rows' updates): the compute stream has nothing to do until
+  // ApplyDense, its wait for sync (TakeStreamWaits).
+  void SyncStarts();
   // The dense optimizer step with the gradient summed over all trainers.
   void ApplyDense(std::span<const float> summed);
+
+  // After ApplyDense: how long the compute stream waited since the last
+  // call, for rows (SlotArray's ComputeAfter) and for the sync (SyncStarts
+  // to ApplyDense), by the device's clock where the backend has one
+  // (Backend::TakeWaits), else the host's figures the driver passes.
+  gpu::StreamWaits TakeStreamWaits(double host_rows_s, double host_sync_s);
 
   models::Model& model() { return *model_; }
   const models::Model& model() const { return *model_; }

@@ -126,6 +126,11 @@ class CudaBackend final : public Backend {
     if (uploaded_ != nullptr) cudaEventDestroy(uploaded_);
     for (auto& [ticket, e] : in_flight_) cudaEventSynchronize(e), cudaEventDestroy(e);
     for (cudaEvent_t e : free_events_) cudaEventDestroy(e);
+    for (const TimedWait& w : timed_waits_) cudaEventDestroy(w.begin), cudaEventDestroy(w.end);
+    for (cudaEvent_t e : open_waits_) {
+      if (e != nullptr) cudaEventDestroy(e);
+    }
+    for (cudaEvent_t e : timing_events_) cudaEventDestroy(e);
     for (cudaEvent_t e : {slot_computed_, gathered_}) {
       if (e != nullptr) cudaEventDestroy(e);
     }
@@ -541,6 +546,40 @@ class CudaBackend final : public Backend {
     }
   }
 
+  // The compute stream's waits (Backend::BeginWait): an event with timing
+  // on the compute stream before the wait and one after it. Each completes
+  // when the stream reaches it, so the time between them is how long the
+  // stream stood at the wait (ComputeAfter's copies), or stood idle for the
+  // host (the sync: nothing is enqueued until the sum's step), by the
+  // device's clock. The trainer's thread only, as the compute stream.
+  void BeginWait(WaitFor what) override {
+    cudaEvent_t& open = open_waits_[static_cast<size_t>(what)];
+    if (open == nullptr) open = TimingEvent();
+    Check(cudaEventRecord(open, compute_), "BeginWait", "cudaEventRecord");
+  }
+  void EndWait(WaitFor what) override {
+    cudaEvent_t& open = open_waits_[static_cast<size_t>(what)];
+    if (open == nullptr) return;  // no BeginWait: nothing to time
+    cudaEvent_t end = TimingEvent();
+    Check(cudaEventRecord(end, compute_), "EndWait", "cudaEventRecord");
+    timed_waits_.push_back({what, open, end});
+    open = nullptr;
+  }
+  std::optional<StreamWaits> TakeWaits() override {
+    StreamWaits waits;
+    waits.on_device = true;
+    for (const TimedWait& w : timed_waits_) {
+      Check(cudaEventSynchronize(w.end), "TakeWaits", "cudaEventSynchronize");
+      float ms = 0;
+      Check(cudaEventElapsedTime(&ms, w.begin, w.end), "TakeWaits", "cudaEventElapsedTime");
+      (w.what == WaitFor::kRows ? waits.rows_s : waits.sync_s) += ms * 1e-3;
+      timing_events_.push_back(w.begin);
+      timing_events_.push_back(w.end);
+    }
+    timed_waits_.clear();
+    return waits;
+  }
+
   // ResidentPoolSlots into a device buffer, then the pooled values down.
   void PoolSlots(const float* rows, size_t row_stride, size_t width, const SlotBags& bags, Pooling pooling,
                  float* out, size_t out_stride) override {
@@ -798,17 +837,21 @@ class CudaBackend final : public Backend {
     Check(cudaMemcpyAsync(const_cast<float*>(device), host, bytes, cudaMemcpyHostToDevice, copy_), op,
           "cudaMemcpyAsync (host to device)");
   }
-  // An event for a new ticket: a recycled one, else a new one (blocking
-  // sync: WaitStaged sleeps). REQUIRES: slot_mu_ held.
+  // An event for a new ticket (REQUIRES: slot_mu_ held; blocking sync:
+  // WaitStaged sleeps, no timing) or for BeginWait/EndWait (with timing).
   cudaEvent_t TicketEvent() {
-    if (!free_events_.empty()) {
-      cudaEvent_t e = free_events_.back();
-      free_events_.pop_back();
+    return Recycled(&free_events_, cudaEventDisableTiming | cudaEventBlockingSync, "ScatterSlots");
+  }
+  cudaEvent_t TimingEvent() { return Recycled(&timing_events_, cudaEventBlockingSync, "BeginWait"); }
+  // A recycled event of `pool`, else a new one with `flags`.
+  cudaEvent_t Recycled(std::vector<cudaEvent_t>* pool, unsigned flags, const char* op) {
+    if (!pool->empty()) {
+      cudaEvent_t e = pool->back();
+      pool->pop_back();
       return e;
     }
     cudaEvent_t e = nullptr;
-    Check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming | cudaEventBlockingSync), "ScatterSlots",
-          "cudaEventCreateWithFlags");
+    Check(cudaEventCreateWithFlags(&e, flags), op, "cudaEventCreateWithFlags");
     return e;
   }
   // Lazy Adam's bias corrections for steps 1 … kAdamTableSteps
@@ -881,6 +924,15 @@ class CudaBackend final : public Backend {
   // ResidentBagGradToUnique's output before its download; BagGradToUnique's
   // and PoolSlots' staged input and output.
   Buffer unique_grad_, staged_grad_, staged_pooled_, staged_rows_;
+  // The compute stream's timed waits (BeginWait): the open begin event of
+  // each kind, the pairs not yet taken, recycled events.
+  struct TimedWait {
+    WaitFor what;
+    cudaEvent_t begin, end;
+  };
+  cudaEvent_t open_waits_[2] = {nullptr, nullptr};
+  std::vector<TimedWait> timed_waits_;
+  std::vector<cudaEvent_t> timing_events_;
   // Lazy Adam's correction table (ApplyRowUpdate) and the betas it is for.
   float* adam_table_ = nullptr;
   float adam_beta1_ = 0.0f, adam_beta2_ = 0.0f;

@@ -204,3 +204,42 @@ TEST_CASE("actorrec bench --profile writes a hardware profile with every key", "
     CHECK_THAT(toml, Catch::Contains(key));
   }
 }
+
+// gpu_slot_bench (built only with CUDA): its usage, its argument errors,
+// and without a usable device exit 77 saying so, which `actorrec bench gpu`
+// reports as skipped (exit 0). On a GPU machine it measures instead.
+TEST_CASE("gpu_slot_bench answers --help and bad arguments, and exits 77 without a GPU", "[cli][bench]") {
+  const std::string exe = BenchBinary("gpu_slot_bench");
+  struct stat info {};
+  if (::stat(exe.c_str(), &info) != 0) {
+    WARN("gpu_slot_bench is not built (no CUDA in this build): nothing to check");
+    return;
+  }
+  TempDir dir;
+  const CliRun help = RunProgram(dir, {exe, "--help"}, "help.log", 20s);
+  CHECK(help.code == 0);
+  CHECK_THAT(help.output, Catch::Contains("Usage: gpu_slot_bench") && Catch::Contains("--rows"));
+  for (const auto& [args, named] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--rows", "0"}, "--rows"}, {{"--batches", "2"}, "--batches"}, {{"--bogus"}, "--bogus"}}) {
+    std::vector<std::string> argv = {exe};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const CliRun bad = RunProgram(dir, argv, "bad.log", 20s);
+    INFO(bad.output);
+    CHECK(bad.code == 2);
+    CHECK_THAT(bad.output, Catch::Contains(named));
+  }
+  const CliRun run = RunProgram(dir, {exe, "--rows", "1024", "--skip-dlrm", "--reps", "1"}, "run.log", 60s);
+  INFO(run.output);
+  if (run.code == 77) {
+    CHECK_THAT(run.output, Catch::Contains("gpu_slot_bench: no usable CUDA device (") &&
+                               Catch::Contains("nothing measured"));
+    const CliRun bench = Actorrec(dir, {"bench", "gpu", "--out", dir.File("out")}, "bench.log", 60s);
+    INFO(bench.output);
+    CHECK(bench.code == 0);
+    CHECK_THAT(bench.output, Catch::Contains("gpu_slot_bench: skipped, no usable CUDA device"));
+  } else {
+    CHECK(run.code == 0);
+    CHECK_THAT(run.output, Catch::Contains("slot gather kernel") && Catch::Contains("slot scatter kernel") &&
+                               Catch::Contains("H2D through the staging ring"));
+  }
+}

@@ -54,12 +54,17 @@ TEST_CASE("train on the embedded default starts every role, trains, learns and e
   REQUIRE_THAT(first, Catch::StartsWith("{\"event\":\"batch\",\"epoch\":0,\"batch\":0,"));
   REQUIRE_THAT(first, Catch::Matches(".*\"fetch_s\":[0-9.e-]+,\"forward_s\":[0-9.e-]+,\"backward_s\":[0-9.e-]+,"
                                      "\"dense_sync_s\":[0-9.e-]+,\"exposed_delayed_s\":[0-9.e-]+,"
-                                     "\"optimizer_s\":[0-9.e-]+,\"elapsed_s\":[0-9.e-]+\\}"));
+                                     "\"optimizer_s\":[0-9.e-]+,\"stream_wait_rows_s\":[0-9.e-]+,"
+                                     "\"stream_wait_sync_s\":[0-9.e-]+,\"stream_waits_clock\":\"(host|device)\","
+                                     "\"elapsed_s\":[0-9.e-]+\\}"));
   std::string line, last;
   while (std::getline(metrics, line)) last = line;
   REQUIRE_THAT(last, Catch::StartsWith("{\"event\":\"summary\","));
   REQUIRE_THAT(last, Catch::Contains("\"shard_bytes\":"));
   REQUIRE_THAT(last, Catch::Contains("\"ms_per_batch\":{\"fetch\":"));
+  REQUIRE_THAT(last, Catch::Contains("\"stream_wait_ms_per_batch\":{\"rows\":"));
+  REQUIRE_THAT(r.output, Catch::Matches("(.|\\n)*  compute stream waited per batch \\(ms, [^)]*clock[^)]*\\): for rows [0-9.]+, "
+                                        "for sync [0-9.]+\n(.|\\n)*"));
   // The summary prints the digest that metrics.jsonl records.
   const size_t at = last.find("\"parameter_digest\":\"");
   REQUIRE(at != std::string::npos);

@@ -45,15 +45,17 @@ do_pack() {
     echo "gpu check pack: $build has no CUDA backend (meson option cuda): reconfigure with nvcc on the PATH" >&2
     exit 2
   fi
-  nice ninja -C "$build" -j"${JOBS:-1}" actorrec tests/gpu_device_tests tools/bench/train_bench
+  nice ninja -C "$build" -j"${JOBS:-1}" actorrec tests/gpu_device_tests tools/bench/train_bench tools/bench/gpu_slot_bench
   local stage
   stage="$(mktemp -d)"
   trap 'rm -rf "$stage"' RETURN
   mkdir -p "$stage/pack/bin" "$stage/pack/lib" "$stage/pack/cudart"
-  cp "$build/actorrec" "$build/tests/gpu_device_tests" "$build/tools/bench/train_bench" "$stage/pack/bin/"
+  cp "$build/actorrec" "$build/tests/gpu_device_tests" "$build/tools/bench/train_bench" \
+     "$build/tools/bench/gpu_slot_bench" "$stage/pack/bin/"
   strip --strip-unneeded "$stage/pack/bin/"* 2>/dev/null || true
   local lib name
-  for bin in "$build/actorrec" "$build/tests/gpu_device_tests" "$build/tools/bench/train_bench"; do
+  for bin in "$build/actorrec" "$build/tests/gpu_device_tests" "$build/tools/bench/train_bench" \
+             "$build/tools/bench/gpu_slot_bench"; do
     ldd "$bin" | awk '/=>/ { print $1, $3 } !/=>/ && /^\s*\// { print $1, $1 }'
   done | sort -u | while read -r name lib; do
     base="$(basename "$name")"
@@ -143,37 +145,65 @@ do_run() {
     if [ "$left" -lt 1 ]; then left=1; fi
     if [ "$left" -lt "$1" ]; then echo "$left"; else echo "$1"; fi
   }
+  run_packed() {  # run_packed SECONDS BINARY ARGS...: a packed binary through the packed loader
+    local t="$1" bin="$2"
+    shift 2
+    timeout "$t" "$p/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$p/bin/$bin" "$@"
+  }
   local rc=0
-  timeout "$(cap 120)" "$p/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$p/bin/gpu_device_tests" --durations yes \
+  # 1. Every GPU test (the equivalence matrix, resume, the kernels against
+  # the CPU), one JUnit record per test case, read back into verdicts.
+  run_packed "$(cap 110)" gpu_device_tests -r junit -o "$out/gpu_device_tests.xml" \
     > "$out/gpu_device_tests.txt" 2>&1 || rc=$?
   if [ "$rc" -eq 77 ]; then
     say "no device: $(head -1 "$out/gpu_device_tests.txt")"
     say "result: no device, nothing checked"
     return 0
   fi
-  say "gpu_device_tests: exit $rc: $(grep -E '^(All tests passed|test cases:)' "$out/gpu_device_tests.txt" | tail -1)"
-  grep -E '^[0-9.]+ s: ' "$out/gpu_device_tests.txt" | sed 's/^/  /' | tee -a "$report" || true
-  local failed=$rc
+  local failed=0 tests_rc=$rc
+  [ "$rc" -eq 0 ] || failed=1
+  say "gpu_device_tests: exit $rc"
+  local cases="$out/test_cases.txt"
+  python3 - "$out/gpu_device_tests.xml" > "$cases" 2>&1 <<'PY' || echo "  (no readable JUnit record: see gpu_device_tests.txt)" > "$cases"
+import sys, xml.etree.ElementTree as ET
+for case in ET.parse(sys.argv[1]).getroot().iter("testcase"):
+    bad = case.find("failure") is not None or case.find("error") is not None
+    print("  %-6s %7.2f s: %s" % ("FAILED" if bad else "passed", float(case.get("time", "0")), case.get("name")))
+PY
+  tee -a "$report" < "$cases"
 
-  # A short run of the default config (DLRM, Criteo-Kaggle shape at 1 %,
-  # 2 trainers, lrpp_delayed): on the GPU, then on the CPU beside it.
-  for backend in cuda cpu; do
-    sed -e "s/^backend = \"auto\"/backend = \"$backend\"/" -e 's/^max_batches = 0 /max_batches = 128 /' \
+  # 2. The GPU data plane's figures (tools/bench/gpu_slot_bench.cpp): slot
+  # gather/scatter against a device-to-device cudaMemcpy, staging against a
+  # pinned cudaMemcpy, DLRM lrpp_delayed against ideal at batch 16384.
+  rc=0
+  ( cd "$work" && run_packed "$(cap 75)" gpu_slot_bench --csv "$out/gpu_slot_bench.csv" ) \
+    > "$out/gpu_slot_bench.txt" 2>&1 || rc=$?
+  say "gpu_slot_bench: exit $rc"
+  sed 's/^/  /' "$out/gpu_slot_bench.txt" | tee -a "$report"
+  [ "$rc" -eq 0 ] || failed=1
+
+  # 3. A short run of the default config (DLRM, Criteo-Kaggle shape at 1 %,
+  # 2 trainers, lrpp_delayed) on the GPU (its waits by CUDA events), then
+  # the same on the CPU beside it (last: the least needed).
+  train_run() {  # train_run BACKEND SECONDS
+    local backend="$1"
+    sed -e "s/^backend = \"auto\"/backend = \"$backend\"/" -e 's/^max_batches = 0 /max_batches = 64 /' \
         -e "0,/^name = \"local\"/s//name = \"gpu-check-$backend\"\noutput_dir = \"${work//\//\\/}\/run-$backend\"/" \
         configs/local.toml > "$work/$backend.toml"
     rc=0
-    ( cd "$work" && timeout "$(cap 45)" "$p/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$p/bin/actorrec" train \
-        --config "$work/$backend.toml" ) > "$out/train_$backend.txt" 2>&1 || rc=$?
-    say "actorrec train (backend $backend, 128 batches of 2048): exit $rc"
-    grep -E '^backend: |^summary: |^eval final' "$out/train_$backend.txt" | sed 's/^/  /' | tee -a "$report" || true
+    ( cd "$work" && run_packed "$(cap "$2")" actorrec train --config "$work/$backend.toml" ) \
+      > "$out/train_$backend.txt" 2>&1 || rc=$?
+    say "actorrec train (backend $backend, 64 batches of 2048): exit $rc"
+    grep -E '^backend: |^summary: |compute stream waited|^eval final' "$out/train_$backend.txt" | sed 's/^/  /' | tee -a "$report" || true
     if [ -f "$work/run-$backend/metrics.jsonl" ]; then
       cp "$work/run-$backend/metrics.jsonl" "$out/metrics_$backend.jsonl"
       say "  $(grep -o '"parameter_digest":"[0-9a-f]*"' "$work/run-$backend/metrics.jsonl" | tail -1)"
     fi
     [ "$rc" -eq 0 ] || failed=1
-  done
+  }
+  train_run cuda 40
 
-  # issue 21's comparison: train_bench (ideal mode, one trainer: one model
+  # 4. issue 21's comparison: train_bench (ideal mode, one trainer: one model
   # replica on the GPU) against the same DLRM in PyTorch on the same GPU
   # (tools/bench/dlrm_torch.py; the machine's PyTorch), both at row_scale
   # 0.05 of the Criteo Kaggle tables, one line per batch size in
@@ -183,13 +213,12 @@ do_run() {
   echo "batch actorrec_samples_per_s pytorch_samples_per_s actorrec_over_pytorch (train_bench ideal, 1 trainer, backend cuda; dlrm_torch.py --device cuda; row_scale 0.05)" > "$vs"
   for batch in 2048 16384; do
     rc=0
-    timeout "$(cap 60)" "$p/lib/ld-linux-x86-64.so.2" --library-path "$libpath" "$p/bin/train_bench" 12 0.05 1 \
-      "ideal (actors)" --batch "$batch" --backend cuda --csv "$out/train_bench_$batch.csv" \
-      > "$out/train_bench_$batch.txt" 2>&1 || rc=$?
+    run_packed "$(cap 45)" train_bench 12 0.05 1 "ideal (actors)" --batch "$batch" --backend cuda \
+      --csv "$out/train_bench_$batch.csv" > "$out/train_bench_$batch.txt" 2>&1 || rc=$?
     ours="$(awk -F, '$1 == "ideal" { print $3 }' "$out/train_bench_$batch.csv" 2>/dev/null || true)"
     say "train_bench (backend cuda, batch $batch, ideal, 1 trainer): exit $rc: ${ours:-no rate} samples/s"
     rc=0
-    timeout "$(cap 40)" python3 tools/bench/dlrm_torch.py --device cuda --batch "$batch" --row-scale 0.05 \
+    timeout "$(cap 30)" python3 tools/bench/dlrm_torch.py --device cuda --batch "$batch" --row-scale 0.05 \
       > "$out/dlrm_torch_$batch.txt" 2>&1 || rc=$?
     theirs="$(sed -n 's/.*samples_per_s=\([0-9.]*\).*/\1/p' "$out/dlrm_torch_$batch.txt" | tail -1)"
     say "dlrm_torch.py (cuda, batch $batch): exit $rc: ${theirs:-no rate} samples/s"
@@ -198,6 +227,27 @@ do_run() {
     echo "$batch ${ours:--} ${theirs:--} ${ratio:--}" >> "$vs"
     say "  actorrec / PyTorch at batch $batch: ${ratio:-n/a}"
   done
+  train_run cpu 30
+
+  # The verdicts, each from what the steps above wrote.
+  verdict_of() {  # verdict_of PATTERN: passed/FAILED/not run for the test cases named like PATTERN
+    local lines
+    lines="$(grep -E "s: .*$1" "$cases" || true)"
+    if [ -z "$lines" ]; then echo "not run"; elif grep -q FAILED <<< "$lines"; then echo "FAILED"; else echo "passed"; fi
+  }
+  csv_verdict() {  # csv_verdict WHAT: "ratio R (goal G): VERDICT" from gpu_slot_bench.csv
+    awk -F, -v w="$1" 'index($1, w) == 1 { printf "ratio %s (goal %s): %s", $6, $7, $8; found = 1 } END { if (!found) printf "not measured" }' \
+      "$out/gpu_slot_bench.csv" 2>/dev/null || echo "not measured"
+  }
+  say "verdicts:"
+  say "  GPU tests: $(grep -c '^  passed' "$cases" || true) passed, $(grep -c '^  FAILED' "$cases" || true) failed (exit $tests_rc)"
+  say "  equivalence matrix on the device (6 modes x L 1, 3, 20 x W 1, 2 = no_cache): $(verdict_of 'every mode, L = 1, 3, 20')"
+  say "  resumed GPU run = uninterrupted run: $(verdict_of 'resumed from a checkpoint')"
+  say "  slot gather vs device-to-device cudaMemcpy: $(csv_verdict 'slot gather')"
+  say "  slot scatter vs device-to-device cudaMemcpy: $(csv_verdict 'slot scatter')"
+  say "  H2D through the staging ring vs pinned cudaMemcpy: $(csv_verdict 'H2D through')"
+  say "  DLRM batch 16384 lrpp_delayed / ideal per iteration: $(csv_verdict 'DLRM lrpp_delayed')"
+  say "  run time: $((SECONDS - start)) s of the $budget s budget"
   if [ "$failed" -eq 0 ]; then say "result: passed"; else say "result: FAILED (see $out)"; fi
   return "$failed"
 }

@@ -12,6 +12,7 @@
 
 #include "actors/run/pipeline_run.hpp"
 #include "gpu/backend_select.hpp"
+#include "tests/actors/trainer/device_matrix.hpp"
 #include "tests/actors/trainer/fake_device_backend.hpp"
 #include "tests/actors/trainer/lockstep_digest.hpp"
 
@@ -86,6 +87,87 @@ TEST_CASE("every mode with the cache slots in a device's memory equals the CPU b
         }
       }
       CHECK(pipeline == cpu);
+    }
+  }
+}
+
+// The device equivalence matrix and resume (device_matrix.hpp) as the GPU
+// test program runs them with training.backend = "cuda", here on fake
+// devices: the same code exercised on every machine.
+TEST_CASE("the device equivalence matrix and resume pass on the fake device backend", "[trainer][device_cache]") {
+  FakeDevices fakes;
+  CheckDeviceModeMatrix(DeviceMatrixCase("cpu"), "fake device");
+  CheckDeviceResume(DeviceMatrixCase("cpu"), "fake device");
+  REQUIRE_FALSE(fakes.made.empty());
+  for (const auto& f : fakes.made) {
+    std::lock_guard<std::mutex> lock(f->mu);
+    CHECK(f->errors.empty());
+  }
+}
+
+// The compute stream's waits (gpu::StreamWaits) per batch: the device's
+// clock on a device backend (the fake's: every wait for rows and for sync
+// lasts a known time, once per trainer and batch), the host's phases on the
+// CPU backend, on both drivers.
+TEST_CASE("the compute stream's waits come from the device's clock on a device and the host's on the CPU",
+          "[trainer][device_cache]") {
+  Case c;
+  c.mode = "lrpp_delayed";
+  c.batches = 4;
+  const config::Config cfg = config::ParseConfig(ConfigText(c), "waits.toml");
+  for (bool device : {true, false}) {
+    std::unique_ptr<FakeDevices> fakes;
+    if (device) fakes = std::make_unique<FakeDevices>();
+    INFO((device ? "fake device" : "cpu"));
+    auto check = [&](const StepReport& r, const char* driver) {
+      INFO(driver << " batch " << r.batch);
+      CHECK(r.waits_on_device == device);
+      if (device) {
+        CHECK(r.stream_wait_rows_s == kFakeRowsWait);
+        CHECK(r.stream_wait_sync_s == kFakeSyncWait);
+        for (const TrainerFigures& t : r.trainers) {
+          CHECK(t.stream_wait_rows_s == kFakeRowsWait);
+          CHECK(t.stream_wait_sync_s == kFakeSyncWait);
+        }
+      } else {
+        CHECK(r.stream_wait_rows_s == r.fetch_s);
+        CHECK(r.stream_wait_sync_s == r.dense_sync_s);
+      }
+      if (std::string(driver) == "pipeline") CHECK(r.trainers.size() == size_t(c.trainers));
+    };
+    // Every batch of a run checked, then the run finished.
+    auto step_all = [&](auto& run, const char* driver) {
+      StepReport r;
+      int batches = 0;
+      while (true) {
+        auto more = run.Step(&r);
+        REQUIRE(more.ok());
+        if (!*more) break;
+        check(r, driver);
+        ++batches;
+      }
+      CHECK(batches == c.batches);
+      REQUIRE(run.Finish().ok());
+    };
+    {
+      auto run = LockstepRun::Create(cfg);
+      REQUIRE(run.ok());
+      step_all(**run, "lockstep");
+    }
+    {
+      PipelineRun::Options options;
+      options.stall_seconds = 60;
+      auto run = PipelineRun::Create(cfg, options);
+      REQUIRE(run.ok());
+      step_all(**run, "pipeline");
+    }
+    if (device) {
+      for (const auto& f : fakes->made) {
+        std::lock_guard<std::mutex> lock(f->mu);
+        CHECK(f->errors.empty());
+        CHECK(f->rows_waits.load() >= c.batches);  // one per batch (and the evaluation's)
+        CHECK(f->sync_waits.load() == c.batches);
+      }
     }
   }
 }

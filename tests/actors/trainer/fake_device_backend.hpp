@@ -14,6 +14,11 @@
 // WaitStaged, or computes without ComputeAfter, therefore sees the wrong
 // rows, and a run on this backend stops equalling the CPU's.
 //
+// Its clock (BeginWait/EndWait/TakeWaits) is fake: every completed wait
+// for rows lasts kFakeRowsWait and every wait for sync kFakeSyncWait, so a
+// test can tell the device's figures from the host's; ComputeAfter outside
+// a wait for rows and an EndWait without its BeginWait are errors.
+//
 // Thread-safe: a trainer and its cache partition call it from two threads.
 #pragma once
 
@@ -30,12 +35,16 @@
 namespace actorrec::trainer {
 
 // What a fake saw; it outlives the fake (a run's parts own their backends).
+// The fake clock's waits, in seconds (powers of two: their sums are exact).
+constexpr double kFakeRowsWait = 1.0 / 1024, kFakeSyncWait = 1.0 / 256;
+
 struct FakeDeviceStats {
   std::atomic<int> uploads{0}, downloads{0}, scatters{0}, gathers{0}, row_updates{0};
   // Pooling into host memory and its backward from host memory (the staged
   // path: PoolSlots, BagGradToUnique) against the resident one
   // (ResidentPoolSlots, ResidentBagGradToUnique).
   std::atomic<int> host_pools{0}, host_bag_grads{0}, resident_pools{0}, resident_bag_grads{0};
+  std::atomic<int> rows_waits{0}, sync_waits{0};  // completed BeginWait/EndWait pairs
   std::mutex mu;
   std::vector<std::string> errors;  // guarded by mu
 };
@@ -113,7 +122,24 @@ class FakeDeviceBackend final : public gpu::Backend {
     gpu::Backend::GatherSlots(rows, row_stride, slots, n, row_floats, staged);
   }
   void WaitStaged(uint64_t ticket) override { Flush(ticket); }
-  void ComputeAfter(uint64_t ticket) override { Flush(ticket); }
+  void ComputeAfter(uint64_t ticket) override {
+    if (!open_[0]) Error("ComputeAfter outside a wait for rows (BeginWait)");
+    Flush(ticket);
+  }
+  void BeginWait(gpu::WaitFor what) override { open_[static_cast<size_t>(what)] = true; }
+  void EndWait(gpu::WaitFor what) override {
+    const bool rows = what == gpu::WaitFor::kRows;
+    if (!open_[rows ? 0 : 1]) return Error("EndWait without its BeginWait");
+    open_[rows ? 0 : 1] = false;
+    (rows ? taken_.rows_s : taken_.sync_s) += rows ? kFakeRowsWait : kFakeSyncWait;
+    ++(rows ? stats_->rows_waits : stats_->sync_waits);
+  }
+  std::optional<gpu::StreamWaits> TakeWaits() override {
+    gpu::StreamWaits waits = taken_;
+    waits.on_device = true;
+    taken_ = {};
+    return waits;
+  }
   void PoolSlots(const float* rows, size_t row_stride, size_t width, const gpu::SlotBags& bags, gpu::Pooling pooling,
                  float* out, size_t out_stride) override {
     Check(&device_, rows, 1, true, "PoolSlots rows");
@@ -221,6 +247,9 @@ class FakeDeviceBackend final : public gpu::Backend {
   Memory device_, pinned_;
   std::vector<Copy> pending_;
   uint64_t ticket_ = 0;
+  // The fake clock (the trainer's thread only, as a compute stream's).
+  bool open_[2] = {false, false};
+  gpu::StreamWaits taken_;
 };
 
 }  // namespace actorrec::trainer

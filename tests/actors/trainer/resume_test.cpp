@@ -15,6 +15,7 @@
 #include "actors/run/lockstep_run.hpp"
 #include "actors/run/pipeline_run.hpp"
 #include "configs/config.hpp"
+#include "tests/actors/trainer/resume_runs.hpp"
 #include "tests/actors/trainer/test_config.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -24,72 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 
 using ::actorrec::testing::TempDir;
-
-template <class Run>
-int StepAll(Run& run, int limit = -1) {
-  StepReport step;
-  int n = 0;
-  while (limit < 0 || n < limit) {
-    auto more = run.Step(&step);
-    INFO(more.status().message());
-    REQUIRE(more.ok());
-    if (!*more) break;
-    ++n;
-  }
-  return n;
-}
-
-uint64_t Straight(const config::Config& cfg) {
-  auto run = LockstepRun::Create(cfg);
-  REQUIRE(run.ok());
-  StepAll(**run);
-  REQUIRE((*run)->Finish().ok());
-  return (*run)->ParameterDigest();
-}
-
-uint64_t LockstepResumed(const config::Config& cfg, int stop, const std::string& dir) {
-  {
-    auto run = LockstepRun::Create(cfg);
-    REQUIRE(run.ok());
-    REQUIRE(StepAll(**run, stop) == stop);
-    Status saved = (*run)->SaveCheckpoint(dir);
-    INFO(saved.ToString());
-    REQUIRE(saved.ok());
-  }
-  auto run = LockstepRun::Resume(cfg, dir);
-  INFO(run.status().ToString());
-  REQUIRE(run.ok());
-  CHECK((*run)->first_batch() == static_cast<uint64_t>(stop));
-  StepAll(**run);
-  REQUIRE((*run)->Finish().ok());
-  return (*run)->ParameterDigest();
-}
-
-uint64_t PipelineResumed(const config::Config& cfg, int stop, const std::string& dir) {
-  {
-    PipelineRun::Options options;
-    options.pause_every = static_cast<uint64_t>(stop);
-    options.stall_seconds = 60;
-    auto run = PipelineRun::Create(cfg, options);
-    REQUIRE(run.ok());
-    REQUIRE(StepAll(**run, stop) == stop);
-    Status saved = (*run)->SaveCheckpoint(dir);
-    INFO(saved.ToString());
-    REQUIRE(saved.ok());
-  }
-  PipelineRun::Options options;
-  options.resume_dir = dir;
-  options.stall_seconds = 60;
-  auto run = PipelineRun::Create(cfg, options);
-  INFO(run.status().ToString());
-  REQUIRE(run.ok());
-  CHECK((*run)->first_batch() == stop);
-  StepAll(**run);
-  REQUIRE((*run)->Finish().ok());
-  auto digest = (*run)->ParameterDigest();
-  REQUIRE(digest.ok());
-  return *digest;
-}
 
 void FlipByte(const fs::path& file, size_t from_end) {
   std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
