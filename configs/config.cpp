@@ -256,6 +256,15 @@ Config Parse(std::string_view text, const std::string& name, const std::filesyst
   ReadDataset(dataset, base_dir, &config.dataset);
   TableReader model = document.Table("model");
   ReadModel(model, config.dataset, &config.model);
+  if (const int g = config.dataset.dense_dedup_group; g >= 0 && config.model.kind != ModelKind::kDlrm) {
+    // Only DLRM's bottom MLP sees the dense features apart from the tables.
+    const std::vector<const toml::table*> groups = dataset.TableArray("dedup_groups");
+    TableReader group(groups.at(static_cast<size_t>(g)), dataset.KeyPath("dedup_groups") + "[" + std::to_string(g) + "]",
+                      &problems);
+    group.Fail("dense", std::string("only model.kind = \"dlrm\" computes per distinct tuple (its bottom MLP); \"") +
+                            ModelKindName(config.model.kind) +
+                            "\" reads every sample's dense features beside its embeddings: leave dense out");
+  }
   TableReader optimizer = document.Table("optimizer");
   ReadOptimizer(optimizer, &config.optimizer);
   TableReader training = document.Table("training");

@@ -116,6 +116,7 @@ struct GeneratorConfig {
   bool distinct_ids = false;
   int session_length = 1;            // samples per session, >= 1
   std::vector<double> session_dup;   // one probability for every table, or one per table; empty = 0
+  double session_dense_dup = 0.0;    // [0, 1]: a sample keeps the previous one's dense features (its session's)
   double base_ctr = 0.25;            // (0, 1)
   double signal = 1.0;               // >= 0; 0 = unlearnable labels
   int threads = 1;                   // generation threads; never changes the data
@@ -177,6 +178,10 @@ struct DatasetConfig {
   // slice (RecD's IKJT): pooled once per distinct bag tuple. Each entry's
   // table indices ascending; no table in two groups. Empty: no dedup.
   std::vector<std::vector<uint32_t>> dedup_groups;
+  // The entry of dedup_groups whose tuples include the dense features
+  // (`dense = true`): DLRM's bottom MLP runs once per distinct (tuple, dense
+  // row) of a slice. -1: none.
+  int dense_dedup_group = -1;
 
   // Raw text read line by line, whose categorical values become rows through
   // a mapping: criteo_tsv, avazu_csv, csv and libfm.

@@ -159,6 +159,10 @@ const Meaning kMeanings[] = {
      "the group once and expands it to its samples (e.g. a session's user features). A table in one group at most; "
      "the tables of a group must be all single-hot or all multi-hot. Bitwise equal across cache modes; against no "
      "dedup, equal up to the order of the gradient sums."},
+    {"dataset.dedup_groups", "dense", [](const Config&) { return std::string("false"); },
+     "The group's tuples include the dense features (a session's user features with its user's dense ones): DLRM's "
+     "bottom MLP runs once per distinct (tuple, dense row) of a trainer's slice and its backward sums per tuple in "
+     "ascending sample order. One group at most; model.kind = \"dlrm\" with dense features only."},
     // [dataset.generator]
     {"dataset.generator", "skew", [](const Config&) { return std::string("the preset's"); },
      "How often each row is drawn: Zipf, a hot set taking a share of accesses (Bagpipe's sweep), half-normal, exponential or uniform."},
@@ -184,6 +188,8 @@ const Meaning kMeanings[] = {
      "Samples per session (RecD): consecutive samples of a session may share features."},
     {"dataset.generator", "session_dup", [](const Config& c) { return List(c.dataset.generator.session_dup); },
      "The probability that a sample repeats its session's feature: one for every table, or one per table."},
+    {"dataset.generator", "session_dense_dup", [](const Config& c) { return Real(c.dataset.generator.session_dense_dup); },
+     "The probability that a sample repeats its session's dense features (a user's, with dedup_groups' dense)."},
     {"dataset.generator", "base_ctr", [](const Config& c) { return Real(c.dataset.generator.base_ctr); },
      "The labels' average click rate."},
     {"dataset.generator", "signal", [](const Config& c) { return Real(c.dataset.generator.signal); },

@@ -317,12 +317,14 @@ void ReadGenerator(TableReader& t, GeneratorConfig* g) {
   Assign(t.Bool("distinct_ids"), &g->distinct_ids);
   Assign(t.Int("session_length", 1, 1 << 20), &g->session_length);
   if (auto dup = t.RealOrArray("session_dup", kProbability)) g->session_dup = *dup;
+  Assign(t.Real("session_dense_dup", kProbability), &g->session_dense_dup);
   Assign(t.Real("base_ctr", {0.0, true, 1.0, true}), &g->base_ctr);
   Assign(t.Real("signal", {0.0, false, 100.0, false}), &g->signal);
   Assign(t.Int("threads", 1, 256), &g->threads);
   static constexpr std::string_view kKeys[] = {
       "skew", "alpha", "hot_fraction", "hot_share", "sigma", "lambda", "bag", "bag_min", "bag_max",
-      "bag_mean", "distinct_ids", "session_length", "session_dup", "base_ctr", "signal", "threads"};
+      "bag_mean", "distinct_ids", "session_length", "session_dup", "session_dense_dup", "base_ctr", "signal",
+      "threads"};
   t.Finish(kKeys);
 }
 
@@ -419,9 +421,19 @@ void ReadDedupGroups(TableReader& t, DatasetConfig* ds) {
         }
         std::sort(group.begin(), group.end());
         ds->dedup_groups.push_back(std::move(group));
+        if (auto dense = g.Bool("dense"); dense && *dense) {
+          if (ds->dense_dedup_group >= 0) {
+            g.Fail("dense", "the dense features are already in dataset.dedup_groups[" +
+                                std::to_string(ds->dense_dedup_group) + "]: they may be in one group only");
+          } else if (ds->dense_features == 0) {
+            g.Fail("dense", "the dataset has no dense features (dataset.dense_features = 0)");
+          } else {
+            ds->dense_dedup_group = static_cast<int>(ds->dedup_groups.size() - 1);
+          }
+        }
       }
     }
-    static constexpr std::string_view kKeys[] = {"tables"};
+    static constexpr std::string_view kKeys[] = {"tables", "dense"};
     g.Finish(kKeys);
   }
 }

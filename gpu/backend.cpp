@@ -95,15 +95,15 @@ void Backend::RankOrderSum(const float* gathered, size_t n, uint32_t ranks, floa
   for (size_t i = 0; i < n; ++i) out[i] = cuda::RankOrderSumElement(gathered, n, ranks, i);
 }
 
-void Backend::GatherRows(const float* src, size_t src_stride, size_t width, const uint32_t* index, size_t n,
-                         float* out, size_t out_stride) {
+void HostGatherRows(const float* src, size_t src_stride, size_t width, const uint32_t* index, size_t n, float* out,
+                    size_t out_stride) {
   for (size_t i = 0; i < n; ++i) {
     std::memcpy(out + i * out_stride, src + size_t{index[i]} * src_stride, width * sizeof(float));
   }
 }
 
-void Backend::SumRowsByIndex(const float* in, size_t in_stride, size_t width, const uint32_t* index, size_t n,
-                             size_t groups, float* out, size_t out_stride) {
+void HostSumRowsByIndex(const float* in, size_t in_stride, size_t width, const uint32_t* index, size_t n,
+                        size_t groups, float* out, size_t out_stride) {
   for (size_t u = 0; u < groups; ++u) std::fill(out + u * out_stride, out + u * out_stride + width, -0.0f);
   // Ascending i: each group's sum adds its rows in sample order.
   for (size_t i = 0; i < n; ++i) {
@@ -111,6 +111,16 @@ void Backend::SumRowsByIndex(const float* in, size_t in_stride, size_t width, co
     const float* row = in + i * in_stride;
     for (size_t j = 0; j < width; ++j) acc[j] += row[j];
   }
+}
+
+void Backend::GatherRows(const float* src, size_t src_stride, size_t width, const uint32_t* index, size_t n,
+                         float* out, size_t out_stride) {
+  HostGatherRows(src, src_stride, width, index, n, out, out_stride);
+}
+
+void Backend::SumRowsByIndex(const float* in, size_t in_stride, size_t width, const uint32_t* index, size_t n,
+                             size_t groups, float* out, size_t out_stride) {
+  HostSumRowsByIndex(in, in_stride, width, index, n, groups, out, out_stride);
 }
 
 // ---- The cache slots' defaults, on the host.
@@ -128,7 +138,7 @@ uint64_t Backend::ScatterSlots(const float* staged, const uint32_t* slots, size_
 
 void Backend::GatherSlots(const float* rows, size_t row_stride, const uint32_t* slots, size_t n, size_t row_floats,
                           float* staged) {
-  GatherRows(rows, row_stride, row_floats, slots, n, staged, row_floats);
+  HostGatherRows(rows, row_stride, row_floats, slots, n, staged, row_floats);
 }
 
 void Backend::WaitStaged(uint64_t) {}

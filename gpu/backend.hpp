@@ -175,12 +175,14 @@ class Backend {
   // done when they return).
   virtual void Finish() {}
 
-  // The two ops of deduplicated feature groups (RecD's IKJT): a group's
-  // bags are pooled once per distinct tuple, expanded to the samples with
-  // GatherRows, and the samples' gradients summed back per tuple with
-  // SumRowsByIndex before BagGradToUnique. Optional: the defaults run on
-  // the host (gpu/backend.cpp), right for a backend whose buffers are host
-  // memory; a device backend overrides them.
+  // The two ops of deduplicated compute (RecD's IKJT): values computed
+  // once per distinct tuple (DLRM's bottom MLP over a group's distinct
+  // dense rows) are expanded to the samples with GatherRows, and the
+  // samples' gradients summed back per tuple with SumRowsByIndex. src, in
+  // and out are in the backend's memory, `index` on the host. The defaults
+  // are HostGatherRows and HostSumRowsByIndex (below), right where the
+  // backend's memory is the host's; CUDA overrides them with kernels
+  // (gpu/cuda/slot_kernels.cu, bag_kernels.cu) of the same bits.
 
   // Row gather: out[i·out_stride + j] = src[index[i]·src_stride + j] for
   // i < n, j < width.
@@ -189,8 +191,8 @@ class Backend {
 
   // Segmented sum by index, the backward of GatherRows: for each u < groups,
   //   out[u·out_stride + j] = Σ_{i < n : index[i] = u, ascending i} in[i·in_stride + j]
-  // (a fixed order: the result never depends on threads); −0.0f for a u no
-  // i names. REQUIRES: every index[i] < groups.
+  // starting from −0.0f (a fixed order: the result never depends on threads;
+  // no atomics); −0.0f for a u no i names. REQUIRES: every index[i] < groups.
   virtual void SumRowsByIndex(const float* in, size_t in_stride, size_t width, const uint32_t* index, size_t n,
                               size_t groups, float* out, size_t out_stride);
 
@@ -279,6 +281,15 @@ inline void GemmWithEmptyK(int m, int n, float beta, float* c, int ldc) {
     for (int j = 0; j < n; ++j) row[j] = beta == 0.0f ? 0.0f : beta * row[j];
   }
 }
+
+// GatherRows and SumRowsByIndex (same contracts) on host memory, whatever
+// the backend: the trainer's pooled embeddings are host memory (PoolSlots
+// brings them down), and a dedup group's pooled tuples expand to its
+// samples and its samples' gradients sum back to its tuples through these.
+void HostGatherRows(const float* src, size_t src_stride, size_t width, const uint32_t* index, size_t n, float* out,
+                    size_t out_stride);
+void HostSumRowsByIndex(const float* in, size_t in_stride, size_t width, const uint32_t* index, size_t n,
+                        size_t groups, float* out, size_t out_stride);
 
 // OpenBLAS (or the faster library measured by tools/bench/gemm_bench) and
 // vectorized loops; single-threaded: every trainer owns one core's work.

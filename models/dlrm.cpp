@@ -33,6 +33,8 @@ class Dlrm final : public Model {
     FinishTensors();
   }
 
+  bool DedupsDense() const override { return !bottom_.empty(); }
+
   double Backward(const SliceView& in, const float* pooled, float* pooled_grad, float scale) override {
     gpu::Backend& be = *backend_;
     const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables;
@@ -45,7 +47,15 @@ class Dlrm final : public Model {
     float* dz = bottom_.empty() ? nullptr : dz_.Grow(be, n * d);
     float* dpooled = PooledGradTarget(in, pooled_grad, n * T * d);
     be.InteractionBackward(dr, z(), pooled_on_, n, T, d, inter_, dz, dpooled);
-    if (!bottom_.empty()) bottom_.Backward(be, params_on_, grads, dz, n, nullptr);
+    if (!bottom_.empty() && in.dense_of != nullptr) {
+      // Per distinct dense row: its samples' dz in ascending sample order,
+      // then the bottom MLP's backward over the distinct rows alone.
+      float* dz_rows = dz_rows_.Grow(be, in.dense_rows * d);
+      be.SumRowsByIndex(dz, d, d, in.dense_of, n, in.dense_rows, dz_rows, d);
+      bottom_.Backward(be, params_on_, grads, dz_rows, in.dense_rows, nullptr);
+    } else if (!bottom_.empty()) {
+      bottom_.Backward(be, params_on_, grads, dz, n, nullptr);
+    }
     FinishBackward(in, grads, dpooled, pooled_grad, n * T * d);
     return loss;
   }
@@ -55,7 +65,18 @@ class Dlrm final : public Model {
     const size_t n = in.samples, d = spec_.embedding_dim, T = spec_.tables;
     params_on_ = ResidentParams();
     pooled_on_ = PooledOn(in, up_pooled_, pooled, n * T * d);
-    if (!bottom_.empty()) bottom_.Forward(be, params_on_, up_dense_.Resident(be, in.dense, n * spec_.dense_features), n);
+    z_ = nullptr;
+    if (!bottom_.empty() && in.dense_of != nullptr) {
+      // The bottom MLP once per distinct dense row, expanded to the samples.
+      const size_t rows = in.dense_rows;
+      bottom_.Forward(be, params_on_, up_dense_.Resident(be, in.dense, rows * spec_.dense_features), rows);
+      float* z = z_expanded_.Grow(be, n * d);
+      be.GatherRows(bottom_.output(), d, d, in.dense_of, n, z, d);
+      z_ = z;
+    } else if (!bottom_.empty()) {
+      bottom_.Forward(be, params_on_, up_dense_.Resident(be, in.dense, n * spec_.dense_features), n);
+      z_ = bottom_.output();
+    }
     float* r = r_.Grow(be, n * inter_);
     be.InteractionForward(z(), pooled_on_, n, T, d, inter_, r);
     top_.Forward(be, params_on_, r, n);
@@ -63,8 +84,10 @@ class Dlrm final : public Model {
   }
 
  private:
-  // The bottom MLP's output, or null without dense features (no bottom MLP).
-  const float* z() const { return bottom_.empty() ? nullptr : bottom_.output(); }
+  // The samples' bottom MLP outputs (n × d: the bottom MLP's own, or their
+  // expansion from the distinct dense rows), or null without dense features
+  // (no bottom MLP).
+  const float* z() const { return z_; }
 
   int inter_ = 0;
   Mlp bottom_, top_;
@@ -72,7 +95,11 @@ class Dlrm final : public Model {
   // memory (Backward uses them).
   const float* params_on_ = nullptr;
   const float* pooled_on_ = nullptr;
+  const float* z_ = nullptr;
   gpu::Buffer r_, dr_, dz_;
+  // With deduplicated dense rows: z expanded to the samples, and dz summed
+  // per distinct row.
+  gpu::Buffer z_expanded_, dz_rows_;
   // Device only: the uploaded inputs.
   gpu::Buffer up_pooled_, up_dense_;
 };

@@ -120,7 +120,7 @@ gpu::ModelResidency ResidencyOf(config::ModelKind kind);
 
 struct SliceView {
   size_t samples = 0;
-  const float* dense = nullptr;   // samples × dense_features, row-major
+  const float* dense = nullptr;   // samples × dense_features, row-major (dense_rows × … with dense_of)
   const float* labels = nullptr;  // 0 or 1
   // Whether the pooled embeddings and their gradient (Forward's `pooled`,
   // Backward's `pooled_grad`) are in the backend's memory: the trainer
@@ -128,6 +128,12 @@ struct SliceView {
   // a device-resident model neither uploads them nor downloads their
   // gradient. False: host memory. On a host backend both are the same.
   bool pooled_resident = false;
+  // Deduplicated dense rows (a dedup group with dense = true, the
+  // trainer's data::DenseDedup): `dense` holds dense_rows distinct rows and
+  // sample i's is row dense_of[i] (host memory). Null: one row per sample.
+  // Only a model whose DedupsDense() is true is given it.
+  const uint32_t* dense_of = nullptr;
+  size_t dense_rows = 0;
 };
 
 class Model {
@@ -149,6 +155,13 @@ class Model {
   const ModelSpec& spec() const { return spec_; }
   // The backend the model computes on.
   gpu::Backend& backend() const { return *backend_; }
+  // Whether Forward and Backward take a SliceView with dense_of: DLRM with
+  // a bottom MLP, which then runs once per distinct dense row and expands
+  // its output to the samples (Backend::GatherRows); its backward sums the
+  // samples' gradients per distinct row in ascending sample order
+  // (Backend::SumRowsByIndex) before the bottom MLP's backward over the
+  // distinct rows. The other models read every sample's dense row.
+  virtual bool DedupsDense() const { return false; }
 
   // Weights from (seed, tensor index, element) alone, normal with the DLRM
   // reference's scales: weights N(0, 2 / (in + out)), biases N(0, 1 / out);

@@ -77,6 +77,9 @@ Result<std::unique_ptr<RunParts>> RunParts::Create(const config::Config& cfg,
     parts->trainers.push_back(std::make_unique<TrainerCore>(std::move(model).value(), std::move(dense),
                                                             parts->row_optimizer.get(), backend,
                                                             parts->spec.pooling, T, 0));
+    if (const int g = cfg.dataset.dense_dedup_group; g >= 0) {
+      parts->trainers.back()->SetDenseGroup(cfg.dataset.dedup_groups[static_cast<size_t>(g)]);
+    }
   }
   const embedding::RowFormat format{parts->row_optimizer->width(), parts->row_optimizer->state_floats()};
   const RunParts* self = parts.get();

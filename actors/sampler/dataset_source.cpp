@@ -173,6 +173,7 @@ Result<data::gen::GeneratorOptions> GeneratorOptionsOf(const config::Config& cfg
   o.seed = cfg.run.seed;
   o.stream = split == Split::kTrain ? 0 : kEvalStream;
   o.session_length = static_cast<uint32_t>(g.session_length);
+  o.session_dense_dup_prob = g.session_dense_dup;
   o.base_ctr = g.base_ctr;
   o.signal = g.signal;
   o.threads = static_cast<uint32_t>(g.threads);

@@ -78,6 +78,24 @@ void TrainerCore::MapGroups(const std::vector<oracle::BagGroup>& groups, size_t 
   }
 }
 
+models::SliceView TrainerCore::ViewWithDense(const data::SampleBlock& samples,
+                                             const std::vector<oracle::BagGroup>& groups) {
+  models::SliceView view = ViewOf(samples);
+  if (dense_group_.empty() || !model_->DedupsDense() || samples.num_dense == 0) return view;
+  const auto g = std::find_if(groups.begin(), groups.end(),
+                              [&](const oracle::BagGroup& x) { return x.tables == dense_group_; });
+  if (g == groups.end()) return view;
+  const size_t n = samples.size(), width = samples.num_dense;
+  dense_dedup_.Run(samples.dense.data(), n, width, g->bag_of.data());
+  const std::vector<uint32_t>& first = dense_dedup_.first();
+  dense_rows_.resize(first.size() * width);
+  gpu::HostGatherRows(samples.dense.data(), width, width, first.data(), first.size(), dense_rows_.data(), width);
+  view.dense = dense_rows_.data();
+  view.dense_of = dense_dedup_.inverse().data();
+  view.dense_rows = first.size();
+  return view;
+}
+
 void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
                           const std::vector<oracle::BagGroup>& groups) {
   ACTORREC_ASSERT(features.size() == tables_, "one TableFeatures per table");
@@ -93,9 +111,9 @@ void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<or
       ACTORREC_ASSERT(bags.samples == n, "a table's bags must cover the slice");
       cache_.PoolResident(width_, bags, pooling_, pooled + size_t{t} * width_, stride);
     }
-    models::SliceView view = ViewOf(samples);
-    view.pooled_resident = true;
-    model_->Forward(view, pooled);
+    view_ = ViewOf(samples);  // no dedup groups, so no deduplicated dense rows
+    view_.pooled_resident = true;
+    model_->Forward(view_, pooled);
     return;
   }
   if (pooled_.size() < pooled_floats) {
@@ -129,18 +147,25 @@ void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<or
       std::vector<float>& tuples = tuple_pooled_[t];
       tuples.resize(bags.samples * width_);
       cache_.Pool(width_, bags, pooling_, tuples.data(), width_);
-      backend_->GatherRows(tuples.data(), width_, width_, bag_of_[t]->data(), n, pooled, stride);
+      gpu::HostGatherRows(tuples.data(), width_, width_, bag_of_[t]->data(), n, pooled, stride);
     }
   }
-  model_->Forward(ViewOf(samples), pooled_.data());
+  view_ = ViewWithDense(samples, groups);
+  model_->Forward(view_, pooled_.data());
 }
 
 double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
                              float grad_scale, const std::vector<oracle::BagGroup>& groups) {
   ACTORREC_ASSERT(features.size() == tables_, "one TableFeatures per table");
   ACTORREC_ASSERT(resident_ == PoolsResident(cache_, groups), "Backward takes its Forward's groups");
+  // The Forward's view: its deduplicated dense rows, if any, are these
+  // samples' (the same arguments).
+  ACTORREC_ASSERT(view_.samples == samples.size(), "Backward follows the Forward of its slice");
   const size_t n = samples.size();
   models::SliceView view = ViewOf(samples);
+  view.dense = view_.dense;
+  view.dense_of = view_.dense_of;
+  view.dense_rows = view_.dense_rows;
   view.pooled_resident = resident_;
   const float* pooled = resident_ ? dev_pooled_.data() : pooled_.data();
   float* pooled_grad = resident_ ? dev_pooled_grad_.Grow(*backend_, n * tables_ * width_) : pooled_grad_.data();
@@ -168,7 +193,7 @@ double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector
     } else {
       // Per tuple first (its samples in ascending order), then to rows.
       tuple_grad_.resize(bags.samples * width_);
-      backend_->SumRowsByIndex(pooled_grad + size_t{t} * width_, stride, width_, bag_of_[t]->data(), n,
+      gpu::HostSumRowsByIndex(pooled_grad + size_t{t} * width_, stride, width_, bag_of_[t]->data(), n,
                                bags.samples, tuple_grad_.data(), width_);
       backend_->BagGradToUnique(tuple_grad_.data(), width_, width_, bags, pooling_, grads.data());
     }

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "plan/trainer_plan.hpp"
+#include "data/batches/dense_dedup.hpp"
 #include "data/sample_block.hpp"
 #include "gpu/backend.hpp"
 #include "gpu/buffer.hpp"
@@ -81,6 +82,13 @@ class TrainerCore {
   // yet).
   void Forward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
                const std::vector<oracle::BagGroup>& groups);
+  // The dedup group whose tuples include the dense features (config
+  // dataset.dedup_groups[…].dense; its tables, ascending; empty: none). When
+  // a Forward's groups hold it and the model DedupsDense() (DLRM with a
+  // bottom MLP), the slice's distinct (tuple, dense row) pairs are found
+  // (data::DenseDedup) and the bottom MLP runs once per pair.
+  void SetDenseGroup(std::vector<uint32_t> tables) { dense_group_ = std::move(tables); }
+
   // Right after Forward with the same arguments: the backward pass, down to
   // each touched row's gradient. grad_scale is 1 / global batch size, so
   // that the trainers' gradients sum to the gradient of the batch's mean
@@ -163,6 +171,13 @@ class TrainerCore {
   // gradients.
   void MapGroups(const std::vector<oracle::BagGroup>& groups, size_t samples);
   std::vector<const std::vector<uint32_t>*> bag_of_;
+  // The dense group (SetDenseGroup), and the view the last Forward gave
+  // the model (its dense rows deduplicated when the dense group was there).
+  models::SliceView ViewWithDense(const data::SampleBlock& samples, const std::vector<oracle::BagGroup>& groups);
+  std::vector<uint32_t> dense_group_;
+  data::DenseDedup dense_dedup_;
+  std::vector<float> dense_rows_;
+  models::SliceView view_;
   std::vector<std::vector<float>> tuple_pooled_;
   std::vector<float> tuple_grad_;
   // grad_stamp_[s] == stamp_: slot s was touched by the last Compute, and

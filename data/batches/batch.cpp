@@ -71,6 +71,13 @@ Ikjt Deduplicate(const std::vector<SampleBlock::Table>& tables, const std::vecto
     representative.clear();
     std::vector<uint32_t> tuple_of(samples);  // sample -> its tuple, for samples that are representatives
     for (size_t i = 0; i < samples; ++i) {
+      // A session's samples follow each other: a tuple equal to the previous
+      // sample's is that tuple, found without hashing (the numbering is the
+      // same: it is not a new tuple). recd_bench, S = 16: most samples.
+      if (i > 0 && SameTuple(tables, g.tables, i, i - 1)) {
+        g.inverse[i] = g.inverse[i - 1];
+        continue;
+      }
       const uint64_t h = TupleHash(tables, g.tables, i);
       auto [it, inserted] = first.try_emplace(h, static_cast<uint32_t>(i));
       uint32_t u = UINT32_MAX;

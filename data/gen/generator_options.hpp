@@ -87,6 +87,9 @@ struct GeneratorOptions {
   uint32_t num_dense = 13;
   // Consecutive groups of this many samples form a session (1: no sessions).
   uint32_t session_length = 1;
+  // Within a session, the probability that a sample keeps the previous
+  // sample's dense features (a user's own features); 0: drawn every sample.
+  double session_dense_dup_prob = 0.0;
   std::vector<TableOptions> tables;
 
   // The hidden label model (see ground_truth.hpp). `base_ctr` is the mean

@@ -79,8 +79,18 @@ void SyntheticGenerator::DrawBag(size_t t, Rng& rng, SampleBlock::Table* table) 
 void SyntheticGenerator::GenerateDense(uint64_t block_key, size_t count, float* out, double* logit) const {
   const uint32_t num_dense = options_.num_dense;
   Rng rng(HashPair(block_key, kDenseStream));
+  const uint32_t session = options_.session_length;
+  const double dup = options_.session_dense_dup_prob;
   for (size_t i = 0; i < count; ++i) {
     float* dense = out + i * num_dense;
+    // The previous sample's features and, since this is the logit's first
+    // term after the bias (AppendBlock), its logit so far: the same bits.
+    // No draw when dup is 0, so that such streams stay as they were.
+    if (i % session != 0 && dup > 0.0 && rng.Uniform() < dup) {
+      std::copy(dense - num_dense, dense, dense);
+      logit[i] = logit[i - 1];
+      continue;
+    }
     for (uint32_t j = 0; j < num_dense; j += 2) {
       // Two latents per word, four bytes each (see ByteSum).
       const uint64_t w = rng.Next();

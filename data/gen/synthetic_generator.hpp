@@ -13,7 +13,9 @@
 // Sessions: samples [kS, (k + 1)S) form session k. Its first sample draws
 // every feature afresh; each later one keeps the previous sample's bag of
 // table t with probability d(t) (RecD's session duplication), else draws
-// afresh. Dense features and labels are drawn for every sample.
+// afresh. Dense features are drawn for every sample, or kept from the
+// previous one with probability session_dense_dup_prob; labels are drawn
+// for every sample.
 //
 // Thread-safety: Next and BayesAuc need external synchronisation (as every
 // SampleReader); GenerateBlock is const and may run on any number of

@@ -35,6 +35,15 @@ __global__ void BagGradToUniqueKernel(const float* pooled_grad, size_t in_stride
   }
 }
 
+__global__ void SumRowsByIndexKernel(const float* in, size_t in_stride, size_t width, const uint32_t* row_start,
+                                     const uint32_t* sample_of, size_t groups, float* out, size_t out_stride) {
+  const size_t total = groups * width;
+  for (size_t e = size_t{blockIdx.x} * blockDim.x + threadIdx.x; e < total; e += size_t{gridDim.x} * blockDim.x) {
+    const size_t u = e / width, j = e % width;
+    out[u * out_stride + j] = BagGradElement(in, in_stride, nullptr, sample_of, row_start[u], row_start[u + 1], j, false);
+  }
+}
+
 unsigned BlocksFor(size_t elements) {
   const size_t blocks = (elements + kThreads - 1) / kThreads;
   return static_cast<unsigned>(blocks < kMaxBlocks ? blocks : kMaxBlocks);
@@ -58,6 +67,15 @@ cudaError_t LaunchBagGradToUnique(const float* pooled_grad, size_t in_stride, si
   if (unique_count == 0 || width == 0) return cudaSuccess;
   BagGradToUniqueKernel<<<BlocksFor(unique_count * width), kThreads, 0, stream>>>(
       pooled_grad, in_stride, width, offsets, row_start, sample_of, unique_count, mean, grad_unique);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchSumRowsByIndex(const float* in, size_t in_stride, size_t width, const uint32_t* row_start,
+                                 const uint32_t* sample_of, size_t groups, float* out, size_t out_stride,
+                                 cudaStream_t stream) {
+  if (groups == 0 || width == 0) return cudaSuccess;
+  SumRowsByIndexKernel<<<BlocksFor(groups * width), kThreads, 0, stream>>>(in, in_stride, width, row_start, sample_of,
+                                                                            groups, out, out_stride);
   return cudaGetLastError();
 }
 

@@ -580,6 +580,42 @@ class CudaBackend final : public Backend {
     return waits;
   }
 
+  // The dedup groups' two ops on device rows (src, in, out in this
+  // backend's memory): the index goes up through the argument ring and the
+  // kernel runs on the compute stream; nothing waits. SumRowsByIndex
+  // sums each group in ascending sample order through a CSR built on the
+  // host (BuildBagCsr, a stable counting sort), never with atomics.
+  void GatherRows(const float* src, size_t src_stride, size_t width, const uint32_t* index, size_t n, float* out,
+                  size_t out_stride) override {
+    if (n == 0 || width == 0) return;
+    Layout layout;
+    const size_t at_index = layout.Add(n * sizeof(uint32_t));
+    const ArgSpan args = StageArgs(layout.end, "GatherRows");
+    std::memcpy(args.Host<uint32_t>(at_index), index, n * sizeof(uint32_t));
+    SendArgs(args, "GatherRows");
+    Check(cuda::LaunchGatherRows(src, src_stride, width, args.Device<uint32_t>(at_index), n, out, out_stride,
+                                 compute_),
+          "GatherRows", "LaunchGatherRows");
+    ReleaseArgs(args, "GatherRows");
+  }
+
+  void SumRowsByIndex(const float* in, size_t in_stride, size_t width, const uint32_t* index, size_t n,
+                      size_t groups, float* out, size_t out_stride) override {
+    if (groups == 0 || width == 0) return;
+    cuda::BuildBagCsr(index, nullptr, n, groups, &csr_);
+    Layout layout;
+    const size_t at_start = layout.Add((groups + 1) * sizeof(uint32_t));
+    const size_t at_sample = layout.Add(n * sizeof(uint32_t));
+    const ArgSpan args = StageArgs(layout.end, "SumRowsByIndex");
+    std::memcpy(args.Host<uint32_t>(at_start), csr_.row_start.data(), (groups + 1) * sizeof(uint32_t));
+    std::memcpy(args.Host<uint32_t>(at_sample), csr_.sample_of.data(), n * sizeof(uint32_t));
+    SendArgs(args, "SumRowsByIndex");
+    Check(cuda::LaunchSumRowsByIndex(in, in_stride, width, args.Device<uint32_t>(at_start),
+                                     args.Device<uint32_t>(at_sample), groups, out, out_stride, compute_),
+          "SumRowsByIndex", "LaunchSumRowsByIndex");
+    ReleaseArgs(args, "SumRowsByIndex");
+  }
+
   // ResidentPoolSlots into a device buffer, then the pooled values down.
   void PoolSlots(const float* rows, size_t row_stride, size_t width, const SlotBags& bags, Pooling pooling,
                  float* out, size_t out_stride) override {
@@ -812,6 +848,13 @@ class CudaBackend final : public Backend {
     Check(cudaStreamWaitEvent(compute_, inputs_copied_, 0), op, "cudaStreamWaitEvent");
   }
 
+  // Returns once the compute stream's work so far is done (its staged
+  // inputs read).
+  void WaitCompute(const char* op) {
+    Check(cudaEventRecord(computed_, compute_), op, "cudaEventRecord");
+    Check(cudaEventSynchronize(computed_), op, "cudaEventSynchronize");
+  }
+
   // [offset, offset + bytes) back to the host once the compute stream's
   // work is done, and waits for that copy alone.
   void CopyOut(size_t offset, size_t bytes, const char* op) {
@@ -881,7 +924,7 @@ class CudaBackend final : public Backend {
   void* device_buffer_ = nullptr;
   void* host_buffer_ = nullptr;  // pinned, the same size and layout
   size_t capacity_ = 0;
-  cuda::BagCsr csr_;  // BagGradToUnique's, kept for its capacity
+  cuda::BagCsr csr_;  // BagGradToUnique's and SumRowsByIndex's, kept for its capacity
   // The host-memory ops over the resident ones: their inputs or outputs
   // packed on the host and staged in device buffers.
   std::vector<float> packed_, packed_rows_;

@@ -32,6 +32,13 @@ __global__ void GatherSlotsKernel(const float* rows, size_t row_stride, const ui
   }
 }
 
+__global__ void GatherRowsKernel(const float* src, size_t src_stride, size_t width, const uint32_t* index, size_t total,
+                                 float* out, size_t out_stride) {
+  for (size_t e = size_t{blockIdx.x} * blockDim.x + threadIdx.x; e < total; e += size_t{gridDim.x} * blockDim.x) {
+    GatherRowElement(src, src_stride, index, width, out, out_stride, e);
+  }
+}
+
 }  // namespace
 
 cudaError_t LaunchScatterSlots(const float* staged, const uint32_t* slots, size_t n, size_t row_floats, float* rows,
@@ -47,6 +54,14 @@ cudaError_t LaunchGatherSlots(const float* rows, size_t row_stride, const uint32
   if (n == 0 || row_floats == 0) return cudaSuccess;
   GatherSlotsKernel<<<BlocksFor(n * row_floats), kThreads, 0, stream>>>(rows, row_stride, slots, n * row_floats,
                                                                           row_floats, staged);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchGatherRows(const float* src, size_t src_stride, size_t width, const uint32_t* index, size_t n,
+                             float* out, size_t out_stride, cudaStream_t stream) {
+  if (n == 0 || width == 0) return cudaSuccess;
+  GatherRowsKernel<<<BlocksFor(n * width), kThreads, 0, stream>>>(src, src_stride, width, index, n * width, out,
+                                                                    out_stride);
   return cudaGetLastError();
 }
 

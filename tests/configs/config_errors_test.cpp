@@ -313,6 +313,41 @@ TEST_CASE("a NUL or an escape in a key or a value is shown escaped, never raw", 
   REQUIRE(error.find('\x1b') == std::string::npos);
 }
 
+TEST_CASE("a dedup group's dense features: one group, dense features and DLRM, else errors naming the key",
+          "[configs][dedup]") {
+  TempDir dir;
+  const std::string head = "[dataset]\npreset = \"custom\"\ntable_rows = [10, 20, 30]\nsamples = 4096\n";
+  auto with = [&](const std::string& dataset) { return Replace(kValid, "[dataset]\nsamples = 4096\n", head + dataset); };
+  SECTION("read: the group's index") {
+    const Config c = ParseConfig(with("[[dataset.dedup_groups]]\ntables = [0]\n[[dataset.dedup_groups]]\ntables = "
+                                      "[1, 2]\ndense = true\n"),
+                                 "ok.toml");
+    CHECK(c.dataset.dense_dedup_group == 1);
+    CHECK(ParseConfig(with("[[dataset.dedup_groups]]\ntables = [0]\ndense = false\n"), "ok.toml")
+              .dataset.dense_dedup_group == -1);
+  }
+  SECTION("dense in two groups") {
+    const std::string path = dir.Write("bad.toml", with("[[dataset.dedup_groups]]\ntables = [0]\ndense = true\n"
+                                                        "[[dataset.dedup_groups]]\ntables = [1]\ndense = true\n"));
+    REQUIRE_THAT(LoadError(path), Contains("dataset.dedup_groups[1].dense: the dense features are already in "
+                                           "dataset.dedup_groups[0]"));
+  }
+  SECTION("no dense features") {
+    std::string text = with("dense_features = 0\n[[dataset.dedup_groups]]\ntables = [0, 1]\ndense = true\n");
+    text = Replace(text, "bottom_mlp = [64, 16]\n", "");
+    const std::string path = dir.Write("bad.toml", text);
+    REQUIRE_THAT(LoadError(path), Contains("dataset.dedup_groups[0].dense: the dataset has no dense features"));
+  }
+  SECTION("a model other than DLRM") {
+    std::string text = with("[[dataset.dedup_groups]]\ntables = [0, 1]\ndense = true\n");
+    text = Replace(text, "kind = \"dlrm\"\nembedding_dim = 16\nbottom_mlp = [64, 16]\ntop_mlp = [64, 1]",
+                   "kind = \"wide_deep\"\nembedding_dim = 16\ndeep_mlp = [64, 1]");
+    const std::string path = dir.Write("bad.toml", text);
+    REQUIRE_THAT(LoadError(path), Contains("dataset.dedup_groups[0].dense: only model.kind = \"dlrm\" computes per "
+                                           "distinct tuple"));
+  }
+}
+
 TEST_CASE("dedup groups naming an unknown table, or a table twice, are errors naming the key", "[configs][dedup]") {
   TempDir dir;
   const std::string groups = "[dataset]\npreset = \"custom\"\ntable_rows = [10, 20, 30]\nsamples = 4096\n"

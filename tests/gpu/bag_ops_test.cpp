@@ -104,4 +104,37 @@ TEST_CASE("BuildBagCsr lists each unique row's positions in ascending order", "[
   CHECK(csr.sample_of == std::vector<uint32_t>{0, 2, 0, 2, 2});
 }
 
+TEST_CASE("The CUDA SumRowsByIndex's CSR and element equal the host's ascending sums bitwise", "[gpu][cuda][dedup]") {
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    data::gen::Rng rng(seed);
+    const size_t width = 1 + rng.Below(33), groups = 1 + rng.Below(12), n = rng.Below(200);
+    const size_t in_stride = width + rng.Below(3), out_stride = width + rng.Below(3);
+    INFO("seed " << seed << " width " << width << " groups " << groups << " n " << n);
+    std::vector<uint32_t> index(n);
+    for (uint32_t& i : index) i = static_cast<uint32_t>(rng.Below(groups));
+    std::vector<float> in(n * in_stride);
+    for (float& x : in) x = RandomValue(rng);
+    std::vector<float> want(groups * out_stride, 7.0f), got = want;
+    HostSumRowsByIndex(in.data(), in_stride, width, index.data(), n, groups, want.data(), out_stride);
+    // What bag_kernels.cu's SumRowsByIndexKernel computes, element by element.
+    cuda::BagCsr csr;
+    cuda::BuildBagCsr(index.data(), nullptr, n, groups, &csr);
+    for (size_t u = 0; u < groups; ++u) {
+      for (size_t j = 0; j < width; ++j) {
+        got[u * out_stride + j] = cuda::BagGradElement(in.data(), in_stride, nullptr, csr.sample_of.data(),
+                                                       csr.row_start[u], csr.row_start[u + 1], j, false);
+      }
+    }
+    CHECK(SameBits(want, got));
+  }
+}
+
+TEST_CASE("BuildBagCsr without offsets lists each group's samples in ascending order", "[gpu][cuda][dedup]") {
+  const std::vector<uint32_t> index = {2, 0, 2, 2, 0, 3};
+  cuda::BagCsr csr;
+  cuda::BuildBagCsr(index.data(), nullptr, index.size(), 4, &csr);
+  CHECK(csr.row_start == std::vector<uint32_t>{0, 2, 2, 5, 6});
+  CHECK(csr.sample_of == std::vector<uint32_t>{1, 4, 0, 2, 3, 5});
+}
+
 }  // namespace actorrec::gpu

@@ -129,6 +129,48 @@ TEST_CASE("CUDA PoolBySlot and BagGradToUnique equal the CPU backend bitwise", "
   }
 }
 
+TEST_CASE("CUDA GatherRows and SumRowsByIndex on device memory equal the CPU backend bitwise", "[gpu-device]") {
+  auto gpu = Cuda();
+  auto cpu = MakeCpuBackend();
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    data::gen::Rng rng(seed);
+    // The last seeds: more elements than one launch's blocks cover.
+    const size_t width = 1 + rng.Below(64), groups = 1 + rng.Below(500);
+    const size_t n = seed > 37 ? 300000 : rng.Below(5000);
+    const size_t src_stride = width + rng.Below(3), out_stride = width + rng.Below(3);
+    INFO("seed " << seed << " width " << width << " groups " << groups << " n " << n);
+    std::vector<uint32_t> index(n);
+    for (uint32_t& i : index) i = static_cast<uint32_t>(rng.Below(groups));
+    std::vector<float> src(groups * src_stride), in(n * out_stride);
+    for (float& x : src) x = RandomValue(rng);
+    for (float& x : in) x = RandomValue(rng);
+    // Gather: groups rows out to n.
+    std::vector<float> want(n * out_stride, 7.0f), got(want.size());
+    cpu->GatherRows(src.data(), src_stride, width, index.data(), n, want.data(), out_stride);
+    float* d_src = gpu->Allocate(src.size());
+    float* d_out = gpu->Allocate(want.size() + 1);
+    gpu->Upload(d_src, src.data(), src.size());
+    std::vector<float> sevens(want.size(), 7.0f);
+    gpu->Upload(d_out, sevens.data(), sevens.size());
+    gpu->GatherRows(d_src, src_stride, width, index.data(), n, d_out, out_stride);
+    gpu->Download(got.data(), d_out, got.size());
+    CHECK(SameBits(got, want));
+    // Sum: n rows back to groups, ascending sample order.
+    std::vector<float> want_sum(groups * src_stride, 3.0f), got_sum(want_sum.size());
+    cpu->SumRowsByIndex(in.data(), out_stride, width, index.data(), n, groups, want_sum.data(), src_stride);
+    float* d_in = gpu->Allocate(in.size() + 1);
+    gpu->Upload(d_in, in.data(), in.size());
+    std::vector<float> threes(want_sum.size(), 3.0f);
+    gpu->Upload(d_src, threes.data(), threes.size());
+    gpu->SumRowsByIndex(d_in, out_stride, width, index.data(), n, groups, d_src, src_stride);
+    gpu->Download(got_sum.data(), d_src, got_sum.size());
+    CHECK(SameBits(got_sum, want_sum));
+    gpu->Free(d_src);
+    gpu->Free(d_out);
+    gpu->Free(d_in);
+  }
+}
+
 TEST_CASE("the CUDA backend names its device and versions", "[gpu-device]") {
   if (OnCpu()) return;
   const std::string name = Cuda()->name();
@@ -162,6 +204,19 @@ TEST_CASE("DLRM on the GPU with mean pooling ends bitwise equal in every mode, W
     c.pooling = "mean";
     c.sparse = "adagrad";
     CheckEveryModeEqualsNoCache(c, "W=" + std::to_string(w) + " mean");
+  }
+}
+
+TEST_CASE("DLRM with a dense dedup group trained on the GPU ends bitwise equal in every mode", "[gpu-device]") {
+  for (int w : {1, 2}) {
+    Case c;
+    c.backend = gpu::OnCpu() ? "cpu" : "cuda";
+    c.trainers = w;
+    c.session_length = 8;
+    c.session_dup = "[0.95, 0.95, 0.6, 0.0]";
+    c.session_dense_dup = 0.9;
+    c.dedup_groups = {"[0, 1]\ndense = true", "[2]"};
+    CheckEveryModeEqualsNoCache(c, "dense dedup W=" + std::to_string(w));
   }
 }
 

@@ -47,4 +47,23 @@ TEST_CASE("the slot copy kernels' elements equal the backend's scatter and gathe
   }
 }
 
+TEST_CASE("the CUDA GatherRows element equals the host's row gather", "[gpu][cuda_ops][dedup]") {
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  for (size_t width : {1, 7, 32}) {
+    const size_t groups = 9, n = 41, src_stride = width + 2, out_stride = width * 3 + 1;
+    std::vector<uint32_t> index(n);
+    for (uint32_t& i : index) i = static_cast<uint32_t>(rng() % groups);
+    std::vector<float> src(groups * src_stride);
+    for (float& x : src) x = u(rng);
+    std::vector<float> want(n * out_stride, 5.0f), got = want;
+    HostGatherRows(src.data(), src_stride, width, index.data(), n, want.data(), out_stride);
+    for (size_t e = 0; e < n * width; ++e) {
+      cuda::GatherRowElement(src.data(), src_stride, index.data(), width, got.data(), out_stride, e);
+    }
+    INFO("width " << width);
+    CHECK(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) == 0);
+  }
+}
+
 }  // namespace actorrec::gpu

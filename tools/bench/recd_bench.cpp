@@ -7,8 +7,10 @@
 // The data: 8 tables of 100,000 rows, bags of K ids (fixed), embedding dim
 // 32. Tables 0-3 are the "user" side: within a session of S samples they keep
 // their bags (session_dup 1), so their group's DedupeFactor is S under the
-// model; tables 4-7, the "item" side, change every sample. Sessions of S = the
-// factor swept. Dedup on groups tables 0-3 (one [[dataset.dedup_groups]]).
+// model; tables 4-7, the "item" side, change every sample; the 13 dense
+// features are the user's too (session_dense_dup 1). Sessions of S = the
+// factor swept. Dedup on groups tables 0-3 and the dense features (one
+// [[dataset.dedup_groups]] with dense = true: DLRM's bottom MLP per tuple).
 //
 // Per factor and dedup off/on it prints:
 //  - emb ms: the trainer's embedding-bound part of one batch for the group's
@@ -16,12 +18,18 @@
 //    (BagGradToUnique, with dedup SumRowsByIndex first), best of R repeats,
 //    one trainer slice = the whole batch;
 //  - samples/s: `actorrec train`'s lockstep driver end to end (lrpp_delayed,
-//    one trainer), the first 2 batches not timed;
+//    one trainer), the first 2 batches not timed, per wall second and per
+//    CPU second of the process (robust to a shared machine); and where a batch's time
+//    goes (the trainer's own timers): forward + backward (pooling, the
+//    dedup ops, the model), and the rest (reading or generating the batch,
+//    the group's dedup, planning, fetches, the row and dense updates);
 //  - bytes per batch: sampler -> oracle (the Batch frame: KJT, or IKJT with
 //    the group and every other table deduplicated alone) and oracle ->
 //    trainer (the TrainerPlan frames of the trainers);
 //  - ids planned (value positions the trainer pools) and rows fetched per
 //    batch (the distinct rows: the same with and without dedup).
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -103,8 +111,8 @@ std::string ConfigText(const Flags& f, uint32_t session, bool dedup) {
        "100000, 100000, 100000, 100000]\ndense_features = 13\nsamples = "
     << f.batch * f.batches << "\neval_samples = 0\n"
     << "[dataset.generator]\nskew = \"zipf\"\nbag = \"fixed\"\nbag_min = " << f.bag << "\nsession_length = " << session
-    << "\nsession_dup = [1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]\n";
-  if (dedup) t << "[[dataset.dedup_groups]]\ntables = [0, 1, 2, 3]\n";
+    << "\nsession_dup = [1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]\nsession_dense_dup = 1.0\n";
+  if (dedup) t << "[[dataset.dedup_groups]]\ntables = [0, 1, 2, 3]\ndense = true\n";
   t << "[training]\nmode = \"lrpp_delayed\"\nbatch_size = " << f.batch
     << "\nlookahead = 0\ncache_rows = 1048576\nbackend = \"cpu\"\n"
        "[cluster]\nsecret = \"recd-bench-secret-000\"\n[[cluster.member]]\nname = \"l\"\naddress = \"127.0.0.1\"\n"
@@ -113,6 +121,15 @@ std::string ConfigText(const Flags& f, uint32_t session, bool dedup) {
 }
 
 double Seconds(Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); }
+
+// The process's CPU seconds (every thread): what a run costs whatever else
+// the machine runs, where wall time on a shared machine mostly measures the
+// others.
+double CpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
 
 // The trainer's embedding-bound part for the group's tables on one batch:
 // the features as a planner makes them (slots = the distinct rows), rows of
@@ -158,7 +175,7 @@ double EmbeddingSeconds(const oracle::BatchRows& rows, uint32_t samples, int rep
 }
 
 struct Row {
-  double emb_ms = 0, samples_per_s = 0;
+  double emb_ms = 0, samples_per_s = 0, samples_per_cpu_s = 0, compute_ms = 0, rest_ms = 0;
   double sampler_bytes = 0, plan_bytes = 0, ids = 0, rows_fetched = 0, measured_factor = 0;
 };
 
@@ -220,20 +237,30 @@ Row Measure(const Flags& f, uint32_t session, bool dedup) {
   }
   trainer::StepReport step;
   Clock::time_point start;
+  double cpu_start = 0;
   uint64_t timed = 0, batches = 0, fetched = 0;
+  double compute_s = 0;
   while (true) {
-    if (batches == kWarmupBatches) start = Clock::now();
+    if (batches == kWarmupBatches) start = Clock::now(), cpu_start = CpuSeconds();
     auto more = (*run)->Step(&step);
     if (!more.ok()) {
       std::fprintf(stderr, "recd_bench: %s\n", more.status().ToString().c_str());
       std::exit(1);
     }
     if (!*more) break;
-    if (batches >= kWarmupBatches) timed += step.samples;
+    if (batches >= kWarmupBatches) {
+      timed += step.samples;
+      compute_s += step.forward_s + step.backward_s;
+    }
     fetched += step.fetched_rows;
     ++batches;
   }
-  row.samples_per_s = static_cast<double>(timed) / Seconds(start);
+  const double total_s = Seconds(start);
+  row.samples_per_s = static_cast<double>(timed) / total_s;
+  row.samples_per_cpu_s = static_cast<double>(timed) / (CpuSeconds() - cpu_start);
+  const double timed_batches = static_cast<double>(batches - kWarmupBatches);
+  row.compute_ms = compute_s / timed_batches * 1e3;
+  row.rest_ms = (total_s - compute_s) / timed_batches * 1e3;
   row.rows_fetched = static_cast<double>(fetched) / static_cast<double>(batches);
   return row;
 }
@@ -244,13 +271,16 @@ int main(int argc, char** argv) {
   const Flags f = ParseFlags(argc, argv);
   std::string command = "recd_bench";
   for (int i = 1; i < argc; ++i) command.append(" ").append(argv[i]);
-  std::printf("# %s\n# batch %d, bags of %d ids, %d tables (0-3 grouped, session_dup 1; 4-7 dup 0), dim %d, 1 trainer\n",
+  std::printf("# %s\n# batch %d, bags of %d ids, %d tables (0-3 and the dense features grouped, session_dup 1; 4-7 "
+              "dup 0), dim %d, 1 trainer\n",
               command.c_str(), f.batch, f.bag, kTables, kDim);
   std::printf("| factor S | model DF | measured DF | emb ms off | emb ms on | emb speedup | samples/s off | samples/s on "
-              "| e2e speedup | sampler->oracle KiB off/on | oracle->trainer KiB off/on | ids planned off/on | rows "
-              "fetched off/on |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+              "| e2e speedup | samples/CPU-s off/on | e2e CPU speedup | fwd+bwd ms off/on | rest ms off/on | sampler->oracle KiB off/on | oracle->trainer KiB "
+              "off/on | ids planned off/on | rows fetched off/on |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   bench::CsvTable csv(f.csv, {"factor", "model_df", "measured_df", "emb_ms_off", "emb_ms_on", "emb_speedup",
-                              "samples_per_s_off", "samples_per_s_on", "e2e_speedup", "sampler_kib_off",
+                              "samples_per_s_off", "samples_per_s_on", "e2e_speedup", "samples_per_cpu_s_off",
+                              "samples_per_cpu_s_on", "e2e_cpu_speedup", "compute_ms_off", "compute_ms_on",
+                              "rest_ms_off", "rest_ms_on", "sampler_kib_off",
                               "sampler_kib_on", "plan_kib_off", "plan_kib_on", "rows_fetched_off", "rows_fetched_on"});
   for (uint32_t s : f.factors) {
     const Row off = Measure(f, s, false), on = Measure(f, s, true);
@@ -258,13 +288,17 @@ int main(int argc, char** argv) {
              std::to_string(on.measured_factor), std::to_string(off.emb_ms), std::to_string(on.emb_ms),
              std::to_string(off.emb_ms / on.emb_ms), std::to_string(off.samples_per_s),
              std::to_string(on.samples_per_s), std::to_string(on.samples_per_s / off.samples_per_s),
+             std::to_string(off.samples_per_cpu_s), std::to_string(on.samples_per_cpu_s),
+             std::to_string(on.samples_per_cpu_s / off.samples_per_cpu_s), std::to_string(off.compute_ms), std::to_string(on.compute_ms), std::to_string(off.rest_ms),
+             std::to_string(on.rest_ms),
              std::to_string(off.sampler_bytes / 1024), std::to_string(on.sampler_bytes / 1024),
              std::to_string(off.plan_bytes / 1024), std::to_string(on.plan_bytes / 1024),
              std::to_string(off.rows_fetched), std::to_string(on.rows_fetched)});
-    std::printf("| %u | %.2f | %.2f | %.2f | %.2f | %.2fx | %.0f | %.0f | %.2fx | %.0f / %.0f | %.0f / %.0f | %.0f / %.0f "
-                "| %.0f / %.0f |\n",
+    std::printf("| %u | %.2f | %.2f | %.2f | %.2f | %.2fx | %.0f | %.0f | %.2fx | %.0f / %.0f | %.2fx | %.1f / %.1f | %.1f / %.1f | %.0f / %.0f "
+                "| %.0f / %.0f | %.0f / %.0f | %.0f / %.0f |\n",
                 s, data::stats::ModelDedupeFactor(s, 1.0), on.measured_factor, off.emb_ms, on.emb_ms,
                 off.emb_ms / on.emb_ms, off.samples_per_s, on.samples_per_s, on.samples_per_s / off.samples_per_s,
+                off.samples_per_cpu_s, on.samples_per_cpu_s, on.samples_per_cpu_s / off.samples_per_cpu_s, off.compute_ms, on.compute_ms, off.rest_ms, on.rest_ms,
                 off.sampler_bytes / 1024, on.sampler_bytes / 1024, off.plan_bytes / 1024, on.plan_bytes / 1024, off.ids,
                 on.ids, off.rows_fetched, on.rows_fetched);
     std::fflush(stdout);

@@ -237,20 +237,26 @@ TEST_CASE("with dedup groups the pipeline (IKJT from the sampler, bag groups in 
           "[trainer][pipeline][dedup]") {
   for (const char* mode : {"lrpp_delayed", "no_cache", "ideal"}) {
     for (int trainers : {1, 2}) {
-      Case c;
-      c.mode = mode;
-      c.trainers = trainers;
-      c.sparse = "adagrad";
-      c.session_length = 8;
-      c.session_dup = "[0.95, 0.95, 0.6, 0.0]";
-      c.dedup_groups = {"[0, 1]", "[2]"};
-      const config::Config cfg = config::ParseConfig(ConfigText(c), "pipeline.toml");
-      CAPTURE(mode, trainers);
-      int batches = 0;
-      const uint64_t reference = TrainLockstep(cfg, &batches);
-      const PipelineResult got = TrainPipeline(cfg);
-      CHECK(got.batches == batches);
-      CHECK(got.digest == reference);
+      for (bool dense : {false, true}) {  // dense: DLRM's bottom MLP per distinct tuple too
+        Case c;
+        c.mode = mode;
+        c.trainers = trainers;
+        c.sparse = "adagrad";
+        c.session_length = 8;
+        c.session_dup = "[0.95, 0.95, 0.6, 0.0]";
+        c.dedup_groups = {"[0, 1]", "[2]"};
+        if (dense) {
+          c.session_dense_dup = 0.9;
+          c.dedup_groups[0] += "\ndense = true";
+        }
+        const config::Config cfg = config::ParseConfig(ConfigText(c), "pipeline.toml");
+        CAPTURE(mode, trainers, dense);
+        int batches = 0;
+        const uint64_t reference = TrainLockstep(cfg, &batches);
+        const PipelineResult got = TrainPipeline(cfg);
+        CHECK(got.batches == batches);
+        CHECK(got.digest == reference);
+      }
     }
   }
 }

@@ -30,10 +30,13 @@ struct Case {
   // backend on every machine instead of `auto` picking a GPU where one is.
   std::string backend = "cpu";
   // Sessions of the generator (RecD): samples per session and each table's
-  // probability of repeating the previous sample's bag.
+  // probability of repeating the previous sample's bag,
   int session_length = 1;
   std::string session_dup;  // TOML value, e.g. "[0.9, 0.9, 0.0, 0.0]"; empty: none
-  // [[dataset.dedup_groups]], one TOML array of table indices each, e.g. "[0, 1]".
+  // and the probability of repeating its dense features.
+  double session_dense_dup = 0.0;
+  // [[dataset.dedup_groups]], one TOML array of table indices each, e.g.
+  // "[0, 1]", optionally followed by more keys of the group ("[0, 1]\ndense = true").
   std::vector<std::string> dedup_groups;
   // More [model] lines, e.g. "wide_dense = true\n".
   std::string model_extra;
@@ -59,6 +62,7 @@ inline std::string ConfigText(const Case& c) {
   t << "[dataset.generator]\nskew = \"" << c.skew << "\"\nbag = \"uniform\"\nbag_min = 0\nbag_max = 3\n";
   if (c.session_length != 1) t << "session_length = " << c.session_length << "\n";
   if (!c.session_dup.empty()) t << "session_dup = " << c.session_dup << "\n";
+  if (c.session_dense_dup != 0.0) t << "session_dense_dup = " << c.session_dense_dup << "\n";
   for (const std::string& g : c.dedup_groups) t << "[[dataset.dedup_groups]]\ntables = " << g << "\n";
   t << "[training]\nmode = \"" << c.mode << "\"\nbatch_size = " << c.batch_size << "\nepochs = " << c.epochs << "\nlookahead = " << c.lookahead
     << "\ncache_rows = " << c.cache_rows << "\n";

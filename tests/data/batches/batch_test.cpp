@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <random>
 #include <set>
 
@@ -101,4 +102,40 @@ TEST_CASE("expanding an IKJT gives back the KJT exactly, for random batches and 
     REQUIRE(used.size() == g.unique_count());
   }
   REQUIRE(DedupFactor(kjt, ikjt) >= 1.0);
+}
+
+TEST_CASE("session batches (a tuple repeating in consecutive samples) dedup as a naive first-use numbering",
+          "[data][dedup]") {
+  const auto seed = GENERATE(take(30, random(1u, 1000000u)));
+  std::mt19937_64 rng(seed);
+  const size_t samples = 1 + rng() % 300, tables = 1 + rng() % 4;
+  // Sessions: each sample repeats the previous one's bags in every table
+  // with probability 3/4, else draws afresh (so tuples also recur apart).
+  std::vector<SampleBlock::Table> kjt(tables);
+  for (size_t i = 0; i < samples; ++i) {
+    const bool repeat = i > 0 && rng() % 4 != 0;
+    for (auto& t : kjt) {
+      if (repeat) {
+        const uint32_t b = t.offsets[i - 1], e = t.offsets[i];
+        for (uint32_t p = b; p < e; ++p) t.values.push_back(t.values[p]);
+      } else {
+        const int len = static_cast<int>(rng() % 3);
+        for (int k = 0; k < len; ++k) t.values.push_back(static_cast<RowId>(rng() % 3));
+      }
+      t.offsets.push_back(static_cast<uint32_t>(t.values.size()));
+    }
+  }
+  std::vector<uint32_t> all(tables);
+  for (size_t t = 0; t < tables; ++t) all[t] = static_cast<uint32_t>(t);
+  const Ikjt ikjt = Deduplicate(kjt, {all});
+  std::map<std::vector<std::vector<RowId>>, uint32_t> number;
+  std::vector<uint32_t> want;
+  for (size_t i = 0; i < samples; ++i) {
+    std::vector<std::vector<RowId>> tuple;
+    for (const auto& t : kjt) tuple.emplace_back(t.values.begin() + t.offsets[i], t.values.begin() + t.offsets[i + 1]);
+    want.push_back(number.try_emplace(tuple, static_cast<uint32_t>(number.size())).first->second);
+  }
+  CAPTURE(seed, samples, tables);
+  CHECK(ikjt.groups[0].inverse == want);
+  CHECK(Expand(ikjt, tables) == kjt);
 }

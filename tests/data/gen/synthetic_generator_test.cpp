@@ -129,6 +129,31 @@ TEST_CASE("within a session a feature keeps its bag with probability d", "[data]
   }
 }
 
+TEST_CASE("within a session the dense features repeat with probability session_dense_dup, the rest unchanged",
+          "[data][dedup]") {
+  GeneratorOptions o = MixedOptions(3);
+  const SampleBlock plain = ReadAll(o, 4096, 1);
+  o.session_dense_dup_prob = 0.75;
+  const SampleBlock dup = ReadAll(o, 4096, 1);
+  const size_t F = o.num_dense;
+  uint64_t same_in_session = 0, pairs_in_session = 0, same_across = 0;
+  auto same_row = [&](const SampleBlock& b, size_t i) {
+    return std::equal(b.dense.begin() + i * F, b.dense.begin() + (i + 1) * F, b.dense.begin() + (i - 1) * F);
+  };
+  for (size_t i = 1; i < dup.size(); ++i) {
+    if (i % o.session_length == 0) {
+      same_across += same_row(dup, i);
+    } else {
+      ++pairs_in_session;
+      same_in_session += same_row(dup, i);
+    }
+  }
+  CHECK(same_in_session / double(pairs_in_session) == Approx(0.75).margin(0.02));
+  CHECK(same_across == 0);
+  // The tables are drawn from their own streams: the same bags.
+  for (size_t t = 0; t < o.tables.size(); ++t) CHECK(dup.tables[t].values == plain.tables[t].values);
+}
+
 TEST_CASE("the Criteo preset has Criteo Kaggle's shape", "[data]") {
   const GeneratorOptions full = CriteoKaggleOptions();
   REQUIRE(full.tables.size() == 26);
