@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "tests/actors/trainer/lockstep_digest.hpp"
 
@@ -51,6 +52,18 @@ Trained Train(const Case& c) {
 
 }  // namespace
 
+// The largest |a_i − b_i| / max(|a_i|, |b_i|, 1e-3) over two parameter
+// vectors of one shape: rounding apart is ~1e-7, a different computation far more.
+double MaxRelativeDifference(std::span<const float> a, std::span<const float> b) {
+  REQUIRE(a.size() == b.size());
+  double max_rel = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double scale = std::max({std::fabs(double(a[i])), std::fabs(double(b[i])), 1e-3});
+    max_rel = std::max(max_rel, std::fabs(double(a[i]) - double(b[i])) / scale);
+  }
+  return max_rel;
+}
+
 TEST_CASE("with dedup groups every mode, model and W equals no_cache with dedup bitwise",
           "[trainer][equivalence][dedup]") {
   for (const char* model : {"dlrm", "wide_deep"}) {
@@ -78,13 +91,7 @@ TEST_CASE("dedup on and off differ only in the order of the gradient sums", "[tr
     // The forward pools the same bags in the same order: bitwise equal.
     CHECK(a.first_loss == b.first_loss);
     // The parameters: rounding apart, not a different computation.
-    const auto pa = a.run->dense_params(0), pb = b.run->dense_params(0);
-    REQUIRE(pa.size() == pb.size());
-    double max_rel = 0;
-    for (size_t i = 0; i < pa.size(); ++i) {
-      const double scale = std::max({std::fabs(double(pa[i])), std::fabs(double(pb[i])), 1e-3});
-      max_rel = std::max(max_rel, std::fabs(double(pa[i]) - double(pb[i])) / scale);
-    }
+    const double max_rel = MaxRelativeDifference(a.run->dense_params(0), b.run->dense_params(0));
     WARN("W=" << w << ": dense parameters, max relative difference dedup on vs off " << max_rel);
     CHECK(max_rel < 1e-4);
     auto ea = a.run->Evaluate(0), eb = b.run->Evaluate(0);
@@ -137,13 +144,7 @@ TEST_CASE("the bottom MLP per distinct dense row differs from per sample only in
     Trained a = Train(on), b = Train(off);
     INFO("W=" << w);
     CHECK(a.first_loss == Approx(b.first_loss).epsilon(1e-6));
-    const auto pa = a.run->dense_params(0), pb = b.run->dense_params(0);
-    REQUIRE(pa.size() == pb.size());
-    double max_rel = 0;
-    for (size_t i = 0; i < pa.size(); ++i) {
-      const double scale = std::max({std::fabs(double(pa[i])), std::fabs(double(pb[i])), 1e-3});
-      max_rel = std::max(max_rel, std::fabs(double(pa[i]) - double(pb[i])) / scale);
-    }
+    const double max_rel = MaxRelativeDifference(a.run->dense_params(0), b.run->dense_params(0));
     WARN("W=" << w << ": dense parameters, max relative difference dense dedup on vs off " << max_rel);
     CHECK(max_rel < 1e-4);
     // A different computation would not stay this close; and this one is
