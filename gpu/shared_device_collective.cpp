@@ -6,16 +6,10 @@
 
 namespace actorrec::gpu {
 
-class SharedDeviceCollective final : public Collective {
+class SharedDeviceCollective final : public SharedGroupRank {
  public:
   SharedDeviceCollective(std::shared_ptr<SharedMemoryGroup> group, uint32_t rank, Backend* backend)
-      : group_(std::move(group)), rank_(rank), backend_(backend) {}
-  ~SharedDeviceCollective() override {
-    if (group_->size() > 1) group_->Break("rank " + std::to_string(rank_) + " left the group");
-  }
-
-  uint32_t rank() const override { return rank_; }
-  uint32_t size() const override { return group_->size(); }
+      : SharedGroupRank(std::move(group), rank), backend_(backend) {}
 
   Status AllReduceRankOrder(float* data, size_t n) override {
     SharedMemoryGroup& g = *group_;
@@ -46,8 +40,6 @@ class SharedDeviceCollective final : public Collective {
     return g.Arrive(what, nullptr);
   }
 
-  Status Barrier() override { return group_->Arrive("rank " + std::to_string(rank_) + ": barrier", nullptr); }
-
  private:
   // Step 1: this rank's buffer written, published, every rank arrived with
   // the same n.
@@ -59,8 +51,6 @@ class SharedDeviceCollective final : public Collective {
     return g.Arrive(what, [&] { return g.SameCount(rank_, n); });
   }
 
-  std::shared_ptr<SharedMemoryGroup> group_;
-  const uint32_t rank_;
   Backend* backend_;
   Buffer gathered_;  // W·n floats of backend_'s memory, grown to the largest call
 };

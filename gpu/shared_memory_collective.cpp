@@ -49,16 +49,16 @@ Status SharedMemoryGroup::SameCount(uint32_t caller, size_t n) const {
   return Status::Ok();
 }
 
-class SharedMemoryCollective final : public Collective {
+SharedGroupRank::~SharedGroupRank() {
+  if (group_->size() > 1) group_->Break("rank " + std::to_string(rank_) + " left the group");
+}
+
+Status SharedGroupRank::Barrier() { return group_->Arrive("rank " + std::to_string(rank_) + ": barrier", nullptr); }
+
+class SharedMemoryCollective final : public SharedGroupRank {
  public:
   SharedMemoryCollective(std::shared_ptr<SharedMemoryGroup> group, uint32_t rank)
-      : group_(std::move(group)), rank_(rank) {}
-  ~SharedMemoryCollective() override {
-    if (group_->size() > 1) group_->Break("rank " + std::to_string(rank_) + " left the group");
-  }
-
-  uint32_t rank() const override { return rank_; }
-  uint32_t size() const override { return group_->size(); }
+      : SharedGroupRank(std::move(group), rank) {}
 
   Status AllReduceRankOrder(float* data, size_t n) override {
     SharedMemoryGroup& g = *group_;
@@ -98,12 +98,6 @@ class SharedMemoryCollective final : public Collective {
     if (rank_ != root) std::copy(g.data_[root], g.data_[root] + n, data);
     return g.Arrive(what, nullptr);
   }
-
-  Status Barrier() override { return group_->Arrive("rank " + std::to_string(rank_) + ": barrier", nullptr); }
-
- private:
-  std::shared_ptr<SharedMemoryGroup> group_;
-  const uint32_t rank_;
 };
 
 Result<std::unique_ptr<Collective>> ConnectSharedMemory(std::shared_ptr<SharedMemoryGroup> group, uint32_t rank) {

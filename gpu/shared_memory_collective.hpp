@@ -39,6 +39,7 @@ class SharedMemoryGroup {
   uint32_t size() const { return size_; }
 
  private:
+  friend class SharedGroupRank;
   friend class SharedMemoryCollective;
   friend class SharedDeviceCollective;  // the same group over device buffers
   // Waits until all ranks arrive (the last one runs `last` first, under the
@@ -62,6 +63,23 @@ class SharedMemoryGroup {
   std::vector<float*> data_;
   std::vector<size_t> n_;
   std::vector<float> sum_;
+};
+
+// What every collective over a SharedMemoryGroup shares (host buffers:
+// shared_memory_collective.cpp; device buffers: shared_device_collective):
+// its rank and group, the barrier, and breaking the group when it leaves.
+class SharedGroupRank : public Collective {
+ public:
+  ~SharedGroupRank() override;
+  uint32_t rank() const override { return rank_; }
+  uint32_t size() const override { return group_->size(); }
+  Status Barrier() override;
+
+ protected:
+  SharedGroupRank(std::shared_ptr<SharedMemoryGroup> group, uint32_t rank) : group_(std::move(group)), rank_(rank) {}
+
+  const std::shared_ptr<SharedMemoryGroup> group_;
+  const uint32_t rank_;
 };
 
 // Rank `rank` of `group`. InvalidArgument when rank >= group->size().
