@@ -15,19 +15,20 @@
 
 namespace actorrec::trainer {
 
-// Steps a run (LockstepRun, PipelineRun) to its end, REQUIREing every step
-// ok; returns the batches stepped.
+// Steps a run (LockstepRun, PipelineRun) to its end, or `limit` batches
+// when limit >= 0, REQUIREing every step ok; returns the batches stepped.
 template <class Run>
-int StepToEnd(Run& run) {
+int StepAll(Run& run, int limit = -1) {
   StepReport step;
-  int batches = 0;
-  while (true) {
+  int n = 0;
+  while (limit < 0 || n < limit) {
     auto more = run.Step(&step);
     INFO(more.status().message());
     REQUIRE(more.ok());
-    if (!*more) return batches;
-    ++batches;
+    if (!*more) break;
+    ++n;
   }
+  return n;
 }
 
 // The parameter digest of the run; *report, if given: how L was chosen;
@@ -41,7 +42,7 @@ inline uint64_t LockstepDigest(const Case& c, std::string* report = nullptr,
   INFO(ConfigText(c));
   INFO(run.status().message());
   REQUIRE(run.ok());
-  REQUIRE(StepToEnd(**run) == c.batches * c.epochs);
+  REQUIRE(StepAll(**run) == c.batches * c.epochs);
   REQUIRE((*run)->Finish().ok());
   if (report) *report = (*run)->lookahead_report();
   if (dense) dense->assign((*run)->dense_params(0).begin(), (*run)->dense_params(0).end());

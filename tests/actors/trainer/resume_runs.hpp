@@ -11,22 +11,9 @@
 #include "actors/run/lockstep_run.hpp"
 #include "actors/run/pipeline_run.hpp"
 #include "configs/config.hpp"
+#include "tests/actors/trainer/lockstep_digest.hpp"
 
 namespace actorrec::trainer {
-
-template <class Run>
-inline int StepAll(Run& run, int limit = -1) {
-  StepReport step;
-  int n = 0;
-  while (limit < 0 || n < limit) {
-    auto more = run.Step(&step);
-    INFO(more.status().message());
-    REQUIRE(more.ok());
-    if (!*more) break;
-    ++n;
-  }
-  return n;
-}
 
 inline uint64_t Straight(const config::Config& cfg) {
   auto run = LockstepRun::Create(cfg);
