@@ -26,6 +26,13 @@ Status CheckTables(const TextFormat& format, const std::vector<std::string>& nam
   return Status::Ok();
 }
 
+// The mapping specs' tables must be the format's, by name and order.
+Status CheckSpecTables(const TextFormat& format, const std::vector<TableMappingSpec>& specs) {
+  std::vector<std::string> names;
+  for (const auto& s : specs) names.push_back(s.name);
+  return CheckTables(format, names);
+}
+
 }  // namespace
 
 TextReader::TextReader(std::vector<TextPiece> pieces, std::unique_ptr<TextFormat> format,
@@ -129,9 +136,7 @@ Result<CategoricalMapping> FinishWithSources(DictionaryBuilder builder, const st
 Result<CategoricalMapping> BuildMapping(const std::vector<std::string>& paths, TextFormat* format,
                                         std::vector<TableMappingSpec> specs, BadRecordPolicy policy,
                                         BadRecords* skipped) {
-  std::vector<std::string> names;
-  for (const auto& s : specs) names.push_back(s.name);
-  if (Status s = CheckTables(*format, names); !s.ok()) return s;
+  if (Status s = CheckSpecTables(*format, specs); !s.ok()) return s;
   auto builder = DictionaryBuilder::Create(std::move(specs));
   if (!builder.ok()) return builder.status();
   BadRecords counted;
@@ -148,9 +153,7 @@ Result<CategoricalMapping> BuildMappingInParallel(const std::vector<std::string>
   const auto start = Clock::now();
   auto first_format = make_format();
   if (!first_format.ok()) return first_format.status();
-  std::vector<std::string> names;
-  for (const auto& s : specs) names.push_back(s.name);
-  if (Status s = CheckTables(**first_format, names); !s.ok()) return s;
+  if (Status s = CheckSpecTables(**first_format, specs); !s.ok()) return s;
   auto merged = DictionaryBuilder::Create(specs);
   if (!merged.ok()) return merged.status();
 
