@@ -21,6 +21,7 @@ packages=(
   valgrind              # tests: runs actorrec on a CPU without AVX-512 (the vector clones' equality)
   chromium              # tests: the inspector's page in a headless browser (about 45 s to install)
   tmux                  # tests: `actorrec inspect`'s live view in a terminal
+  python3-torch         # tests and `actorrec bench train --vs-pytorch`: the PyTorch DLRM peer (for /usr/bin/python3)
 )
 
 missing=()

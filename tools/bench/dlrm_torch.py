@@ -19,10 +19,12 @@ and prints one machine-readable line:
   dlrm_torch device=cuda batch=2048 iters=20 samples_per_s=123456.7 ms_per_iter=16.59 torch=2.11.0 ...
 
 Without PyTorch it says so on stderr and exits 77 (the "skipped" code of
-meson and tools/gpu/check.sh). The project never installs PyTorch; the GPU
-machine's image has it.
+meson and tools/gpu/check.sh). tools/install-deps.sh installs Debian's
+python3-torch (for /usr/bin/python3: a python3 without PyTorch runs the
+script again there); the GPU machine's image has its own.
 """
 import argparse
+import os
 import sys
 import time
 
@@ -82,6 +84,21 @@ def build(torch, rows, device):
     return Dlrm().to(device), inter
 
 
+def reexec_under_debian_python():
+    """Debian's python3-torch (tools/install-deps.sh) lives in Debian's own
+    interpreter, which another python3 first on PATH (pyenv, a venv, the
+    one meson found) does not see: run this script again there, once."""
+    debian = "/usr/bin/python3"
+    if os.environ.get("DLRM_TORCH_REEXEC") or not os.path.exists(debian):
+        return
+    if os.path.realpath(debian) == os.path.realpath(sys.executable):
+        return
+    os.environ["DLRM_TORCH_REEXEC"] = "1"
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(debian, [debian, os.path.abspath(__file__)] + sys.argv[1:])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--device", default="auto", help="cuda, cpu or auto (cuda when available; default)")
@@ -98,6 +115,7 @@ def main():
     try:
         import torch
     except Exception as e:  # ImportError, or a broken install
+        reexec_under_debian_python()
         print(f"dlrm_torch: skipped: PyTorch is not importable ({type(e).__name__}: {e})", file=sys.stderr)
         return SKIP
     device = args.device
