@@ -4,6 +4,7 @@
 #include <atomic>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "base/status.hpp"
 
@@ -64,11 +65,22 @@ class Outcome {
     std::lock_guard<std::mutex> lock(mutex_);
     return loss_;
   }
+  // Other events of the run, as the JSON lines metrics.jsonl records (a
+  // spare's takeover), in the order they happened.
+  void AddEvent(const std::string& json) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    events_.push_back(json);
+  }
+  std::vector<std::string> events() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return events_;
+  }
 
  private:
   std::atomic<int> code_{-1};
   mutable std::mutex mutex_;
   std::string loss_;
+  std::vector<std::string> events_;
 };
 
 }  // namespace actorrec

@@ -437,8 +437,16 @@ int RunMember(const config::Config& cfg, const std::string& member, const Member
   const int code = outcome->code() != kExitOk ? outcome->code() : drive_code;
   // With an agent (cluster.max_restarts > 0) the run goes on after the
   // loss: metrics.jsonl records it, before the restarted run's "recovery".
-  if (is_coordinator && cfg.cluster.max_restarts > 0 && !outcome->loss().empty()) {
-    std::ofstream(cfg.training.metrics_file, std::ios::app) << outcome->loss() << "\n";
+  // The attempt's other events (a spare's takeover, which happens while a
+  // restarted run waits for its members) end that attempt's lines: the
+  // training driver writes the file while the run lasts.
+  if (is_coordinator && cfg.cluster.max_restarts > 0) {
+    std::vector<std::string> lines = outcome->events();
+    if (!outcome->loss().empty()) lines.push_back(outcome->loss());
+    if (!lines.empty()) {
+      std::ofstream metrics(cfg.training.metrics_file, std::ios::app);
+      for (const std::string& line : lines) metrics << line << "\n";
+    }
   }
   spdlog::info("member '{}' exits with code {}", member, code);
   return code;

@@ -161,6 +161,14 @@ void CheckReady(Self self) {
   st.ready_waiters.clear();
 }
 
+// Wall-clock milliseconds since the epoch, as metrics.jsonl's events give
+// their time.
+std::string UnixMillisText() {
+  return std::to_string(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
+}
+
 void LoseMember(Self self, const std::string& member, const std::string& reason) {
   auto& st = self->state;
   if (!st.membership->MarkLost(member, reason)) return;
@@ -184,11 +192,7 @@ void LoseMember(Self self, const std::string& member, const std::string& reason)
     AppendJsonString(&json, m == nullptr ? std::string() : RolesText(*m));
     json += ",\"last_batch\":" + std::to_string(st.last_batch) + ",\"cause\":";
     AppendJsonString(&json, reason);
-    json += ",\"unix_ms\":" +
-            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count()) +
-            "}";
+    json += ",\"unix_ms\":" + UnixMillisText() + "}";
     st.outcome->SetLoss(json);
   }
   auto down = wire::Encode<wire::PeerDown>([&](wire::PeerDown::Builder b) {
@@ -320,6 +324,15 @@ void GiveToSpares(Self self, Clock::time_point now) {
                  "over its roles",
                  Describe(st.cfg.cluster, *member), st.cfg.cluster.join_timeout_ms / 2, spare.name,
                  s == nullptr ? std::string("?") : s->address);
+    std::string json = "{\"event\":\"takeover\",\"member\":";
+    AppendJsonString(&json, *member);
+    json += ",\"spare\":";
+    AppendJsonString(&json, spare.name);
+    json += ",\"spare_address\":";
+    AppendJsonString(&json, s == nullptr ? std::string() : s->address);
+    json += ",\"waited_ms\":" + std::to_string(st.cfg.cluster.join_timeout_ms / 2) +
+            ",\"unix_ms\":" + UnixMillisText() + "}";
+    st.outcome->AddEvent(json);
     spare.promise.deliver(*member);
   }
 }

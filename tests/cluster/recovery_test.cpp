@@ -345,6 +345,8 @@ TEST_CASE("a member lost for good (agent and worker killed, never started again)
   CHECK(std::stoi(m[1].str()) > 1);
   CHECK_THAT(log, Catch::Contains("fetched shard-1-of-2.ckpt"));
   CHECK_THAT(c.metrics(), Catch::Contains("\"event\":\"recovery\""));
+  CHECK_THAT(c.metrics(), Catch::Contains("{\"event\":\"takeover\",\"member\":\"e\",\"spare\":\"s\","
+                                          "\"spare_address\":\"127.0.0.1\",\"waited_ms\":4000,\"unix_ms\":"));
   CheckSameAsUninterrupted(c);
 }
 
