@@ -3,6 +3,7 @@
 // x bytes over W ranks: 2 x / bw + 2 (W - 1) latency).
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 
 #include "planner/cost_model.hpp"
@@ -149,4 +150,56 @@ TEST_CASE("one trainer syncs nothing, and an accelerator adds the host-to-device
   CHECK(t.fetch_s == Approx(0.0016 + 0.001 + 0.016));
   CHECK(t.compute_s == Approx(0.1 + 3 * 100 * 10 * 8 / 1e9));
   CHECK(kModes.size() == 6);
+}
+
+TEST_CASE("the expected largest of W normal draws, by hand where it has a closed form", "[planner]") {
+  CHECK(ExpectedMaxOfNormals(0) == 0.0);
+  CHECK(ExpectedMaxOfNormals(1) == 0.0);
+  // E[max(X1, X2)] = 1/√π; E[max(X1, X2, X3)] = 3/(2√π); W = 8 from tables.
+  CHECK(ExpectedMaxOfNormals(2) == Approx(1 / std::sqrt(M_PI)).epsilon(1e-7));
+  CHECK(ExpectedMaxOfNormals(3) == Approx(1.5 / std::sqrt(M_PI)).epsilon(1e-7));
+  CHECK(ExpectedMaxOfNormals(8) == Approx(1.42360).epsilon(1e-5));
+}
+
+TEST_CASE("a calibrated trainer rate replaces the share of a core, and the slowest trainer is waited for",
+          "[planner]") {
+  HardwareProfile hw = Slow();
+  hw.trainer_flops = 0.5e9;
+  hw.trainer_spread = 0.2;
+  Workload w = Two();
+  w.compute_share = 0.25;  // measured in place: the calibrated rate holds the sharing already
+  const Terms t = TermsOf(w, Rows(), hw);
+  // 50 × 1e6 / 0.5e9 + 3 × 50 × 10 × 8 / 1e9, at share 1
+  CHECK(t.compute_s == Approx(0.100012));
+  // C × spread × E[max of 2] = 0.100012 × 0.2 / √π
+  const double wait = 0.100012 * 0.2 / std::sqrt(M_PI);
+  CHECK(t.straggler_s == Approx(wait));
+
+  // lrpp: the sum (dense 0.004 + critical rows 0.0012) starts when the
+  // slowest trainer arrives; the link's busy time (0.0052 + 2.6 ms of
+  // fetch + 2.72 ms of delayed rows) stays below the path.
+  const Prediction lazy = Predict(Mode::kLrpp, w, Rows(), hw);
+  CHECK(lazy.straggler_s == Approx(wait));
+  CHECK(lazy.exposed_sync_s == Approx(wait + 0.0052));
+  CHECK(lazy.iteration_s == Approx(0.100012 + wait + 0.0052));
+
+  // no_cache: everything in series, the wait included.
+  const Prediction none = Predict(Mode::kNoCache, w, Rows(), hw);
+  CHECK(none.iteration_s == Approx(0.100012 + wait + 0.0052 + 0.00272 + 0.0026 + 0.00228));
+
+  // One trainer waits for no one.
+  Workload one = w;
+  one.trainers = 1;
+  CHECK(TermsOf(one, Rows(), hw).straggler_s == 0.0);
+}
+
+TEST_CASE("the wait for the slowest trainer does not occupy the link", "[planner]") {
+  // Compute of 12 µs (a huge rate) with a spread of 10: the wait is 68 µs,
+  // the path 5.28 ms, the link's busy time 0.0052 + 0.0026 + 0.00272.
+  HardwareProfile hw = Slow();
+  hw.trainer_flops = 1e18;
+  hw.trainer_spread = 10;
+  const Prediction p = Predict(Mode::kLrppDelayed, Two(), Rows(), hw);
+  CHECK(p.straggler_s == Approx(12e-6 * 10 / std::sqrt(M_PI)));
+  CHECK(p.iteration_s == Approx(0.0052 + 0.0026 + 0.00272));
 }
