@@ -107,6 +107,20 @@ cache_rows = )" + std::to_string(cache_rows) + R"(
   return path;
 }
 
+// A hardware profile of round figures, written to dir/hw.toml; its path.
+std::string TestHosts(const TempDir& dir) {
+  return dir.Write("hw.toml", R"([hardware]
+name = "test hosts"
+gemm_gflops = 50
+memory_gbps = 10
+network_gbit = 1
+network_latency_us = 100
+host_device_gbps = 0
+trainer_memory_gib = 1
+shard_memory_gib = 1
+)");
+}
+
 std::smatch Match(const std::string& line, const std::string& pattern) {
   std::smatch m;
   std::regex_search(line, m, std::regex(pattern));
@@ -258,16 +272,7 @@ TEST_CASE("train with a cache too small exits 2 as plan does, prints no summary 
 TEST_CASE("plan --recommend picks a configuration and predicts every mode on a given hardware profile",
           "[cli][plan]") {
   TempDir dir;
-  const std::string hardware = dir.Write("hw.toml", R"([hardware]
-name = "test hosts"
-gemm_gflops = 50
-memory_gbps = 10
-network_gbit = 1
-network_latency_us = 100
-host_device_gbps = 0
-trainer_memory_gib = 1
-shard_memory_gib = 1
-)");
+  const std::string hardware = TestHosts(dir);
   auto r = Actorrec(dir, {"plan", "--config", Config(dir, 4096, "lrpp_delayed"), "--batches", "4", "--recommend",
                           "--hardware", hardware});
   INFO(r.output);
@@ -328,16 +333,7 @@ shard_memory_gib = 1
 
 TEST_CASE("plan --calibrate fits a profile to a run's metrics, and a bad line is named", "[cli][plan]") {
   TempDir dir;
-  const std::string hardware = dir.Write("hw.toml", R"([hardware]
-name = "test hosts"
-gemm_gflops = 50
-memory_gbps = 10
-network_gbit = 1
-network_latency_us = 100
-host_device_gbps = 0
-trainer_memory_gib = 1
-shard_memory_gib = 1
-)");
+  const std::string hardware = TestHosts(dir);
   const std::string config = Config(dir, 4096, "lrpp_delayed");
   // Four batches of 100 ms, the longest sync phase 30 ms: the trainers'
   // work is what the tiny model's sum (well under a millisecond) leaves.

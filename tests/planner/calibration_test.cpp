@@ -7,9 +7,12 @@
 #include <string>
 
 #include "planner/calibration.hpp"
+#include "tests/planner/round_figures.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace actorrec::planner;
+using actorrec::planner::testing::Slow;
+using actorrec::planner::testing::Two;
 using actorrec::testing::TempDir;
 
 namespace {
@@ -22,31 +25,6 @@ std::string BatchLine(int b, double elapsed, double sync, double fetch = 0, int 
          ",\"fetch_s\":" + std::to_string(fetch) + ",\"forward_s\":0.05,\"backward_s\":0.05,\"dense_sync_s\":" +
          std::to_string(sync) + ",\"exposed_delayed_s\":0,\"optimizer_s\":0.001,\"elapsed_s\":" +
          std::to_string(elapsed) + "}\n";
-}
-
-// cost_model_test's round figures: 1 GFLOP/s, 1 GB/s, 1 MB/s links with
-// 1 ms latency; W = 2, B = 100, 1 MFLOP and 10 lookups of 8 bytes a
-// sample, 1000 dense gradient bytes, 12 bytes a synced row.
-HardwareProfile Slow() {
-  HardwareProfile hw;
-  hw.gemm_flops = 1e9;
-  hw.memory_bw = 1e9;
-  hw.network_bw = 1e6;
-  hw.network_latency = 1e-3;
-  return hw;
-}
-
-Workload Two() {
-  Workload w;
-  w.trainers = 2;
-  w.batch = 100;
-  w.flops_per_sample = 1e6;
-  w.dense_bytes = 1000;
-  w.lookups_per_sample = 10;
-  w.embedding_bytes = 8;
-  w.row_bytes = 16;
-  w.sync_row_bytes = 12;
-  return w;
 }
 
 }  // namespace

@@ -7,37 +7,13 @@
 #include <string>
 
 #include "planner/cost_model.hpp"
+#include "tests/planner/round_figures.hpp"
 
 using namespace actorrec::planner;
+using actorrec::planner::testing::Slow;
+using actorrec::planner::testing::Two;
 
 namespace {
-
-// 1 GFLOP/s, 1 GB/s memory, 1 MB/s links with 1 ms latency.
-HardwareProfile Slow() {
-  HardwareProfile hw;
-  hw.gemm_flops = 1e9;
-  hw.memory_bw = 1e9;
-  hw.network_bw = 1e6;
-  hw.network_latency = 1e-3;
-  return hw;
-}
-
-// W = 2, B = 100: a slice of 50 samples, 1 MFLOP and 10 lookups of 8 bytes
-// each; 1000 dense gradient bytes; rows of 16 bytes, 12 in the sync.
-Workload Two() {
-  Workload w;
-  w.trainers = 2;
-  w.shards = 1;
-  w.shard_hosts = 1;
-  w.batch = 100;
-  w.flops_per_sample = 1e6;
-  w.dense_bytes = 1000;
-  w.lookups_per_sample = 10;
-  w.embedding_bytes = 8;
-  w.row_bytes = 16;
-  w.sync_row_bytes = 12;
-  return w;
-}
 
 PlanRows Rows() {
   PlanRows r;
