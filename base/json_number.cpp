@@ -55,4 +55,17 @@ std::string JsonString(std::string_view s) {
   return out;
 }
 
+std::optional<double> NumberField(std::string_view line, std::string_view key) {
+  // Appends only: GCC 12 at -O3 warns (-Wrestrict, a false positive) on "\"" + std::string(…).
+  std::string needle = "\"";
+  needle.append(key).append("\":");
+  const size_t at = line.find(needle);
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string rest(line.substr(at + needle.size(), 32));
+  char* end = nullptr;
+  const double v = std::strtod(rest.c_str(), &end);
+  if (end == rest.c_str()) return std::nullopt;
+  return v;
+}
+
 }  // namespace actorrec

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,5 +28,10 @@ std::ostream& operator<<(std::ostream& out, JsonNum n);
 void AppendJsonString(std::string* out, std::string_view s);
 // The same, as a new string.
 std::string JsonString(std::string_view s);
+
+// Reading back our own flat JSON lines (metrics.jsonl): the number after the
+// first "key": in `line`, or nothing (absent, or not a number: null, a
+// string). Pass a nested object's text to search in it.
+std::optional<double> NumberField(std::string_view line, std::string_view key);
 
 }  // namespace actorrec

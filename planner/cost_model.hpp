@@ -15,7 +15,11 @@
 //             the fetches and write-backs themselves
 //   background (lookahead modes) the prefetch, the write-backs and the
 //             delayed sync, overlapped with compute but sharing the link
-//   T = max(C + critical communication, busy time of the busiest link)
+//   wait      the trainers' compute differs batch by batch (co-located
+//             processes, caches): the sum starts when the slowest trainer
+//             arrives, E[max of W] − mean = C × spread × ExpectedMaxOfNormals(W)
+//             (spread: the profile's calibrated trainer_spread; 0: alike)
+//   T = max(C + wait + critical communication, busy time of the busiest link)
 // The exposed terms are what T adds to C.
 //
 // Plain values in, plain values out; no I/O. Thread-safe (pure functions).
@@ -59,6 +63,11 @@ Collective CollectiveFor(const std::string& name, const HardwareProfile& hw);
 // + others)). Computes at this share of the profile's one-thread rates.
 double ComputeShare(double cores, uint32_t trainers, uint32_t others);
 
+// The expected largest of `draws` independent standard normal draws (numeric
+// quadrature): 0 for 1, 1/√π ≈ 0.5642 for 2, 3/(2√π) ≈ 0.8463 for 3, 1.4236
+// for 8. Twice it is the expected range (largest − smallest).
+double ExpectedMaxOfNormals(uint32_t draws);
+
 // The shape of one run, from its config.
 struct Workload {
   uint32_t trainers = 1;            // W
@@ -73,6 +82,7 @@ struct Workload {
   double sync_row_bytes = 0;        // bytes of one row's update in the sync (its gradient; the ids are in the plan)
   Collective collective = Collective::kChain;
   double compute_share = 1;         // of a core, per trainer (ComputeShare of its host); 0 < share <= 1
+                                    // (ignored where the profile has a calibrated trainer_flops)
 };
 
 // One mode's plan statistics per global batch (PlanStats totals / batches).
@@ -88,7 +98,8 @@ struct Prediction {
   Mode mode = Mode::kLrppDelayed;
   double compute_s = 0;         // C
   double exposed_fetch_s = 0;   // what fetches and write-backs add to C
-  double exposed_sync_s = 0;    // what dense and row sync add to C
+  double exposed_sync_s = 0;    // what dense and row sync add to C, the wait for the slowest trainer included
+  double straggler_s = 0;       // of that, the wait for the slowest trainer (Terms::straggler_s)
   double iteration_s = 0;       // T = C + exposed fetch + exposed sync
   double critical_bytes = 0;    // bytes one trainer moves on the critical path per iteration
   double background_bytes = 0;  // bytes behind compute (prefetch, write-back, delayed sync), one trainer
@@ -100,7 +111,8 @@ struct Prediction {
 
 // The terms of one iteration, for tests and the simulator to share.
 struct Terms {
-  double compute_s = 0;         // C
+  double compute_s = 0;         // C: the mean trainer's; trainer_flops where calibrated, else gemm_flops × share
+  double straggler_s = 0;       // the slowest of W trainers arrives this much after the mean one
   double dense_sync_s = 0;      // the sum of the dense gradients alone
   double critical_sync_s = 0;   // what the critical rows add to it (one collective: dense + critical)
   double delayed_sync_s = 0;    // the sum of the delayed rows (a collective of its own)

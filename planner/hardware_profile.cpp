@@ -56,9 +56,12 @@ Result<HardwareProfile> ParseProfile(const std::string& text, const std::string&
   if (hw.present()) {
     // Optional: profiles written before it stay valid.
     if (auto v = hw.Real("host_cores", non_negative)) p.host_cores = *v;
-    static constexpr std::string_view kKnown[] = {"name",          "gemm_gflops",        "memory_gbps",
-                                                  "network_gbit",  "network_latency_us", "host_device_gbps",
-                                                  "trainer_memory_gib", "shard_memory_gib",   "host_cores"};
+    // Optional, written by `actorrec plan --calibrate` (planner/calibration.hpp).
+    if (auto v = hw.Real("trainer_gflops", non_negative)) p.trainer_flops = *v * 1e9;
+    if (auto v = hw.Real("trainer_spread", config::RealRange{0, false, 10, false})) p.trainer_spread = *v;
+    static constexpr std::string_view kKnown[] = {
+        "name",     "gemm_gflops", "memory_gbps", "network_gbit",  "network_latency_us", "host_device_gbps",
+        "trainer_memory_gib", "shard_memory_gib", "host_cores", "trainer_gflops", "trainer_spread"};
     hw.Finish(kKnown);
   }
   static constexpr std::string_view kRoot[] = {"hardware"};
@@ -98,6 +101,12 @@ std::string ProfileToToml(const HardwareProfile& p, const std::string& comment) 
   out += Line("trainer_memory_gib", p.trainer_memory / kGiB, "memory a trainer may give its cache");
   out += Line("shard_memory_gib", p.shard_memory / kGiB, "memory of one embedding shard");
   if (p.host_cores > 0) out += Line("host_cores", p.host_cores, "cores one host's processes share");
+  if (p.trainer_flops > 0) {
+    out += Line("trainer_gflops", p.trainer_flops / 1e9, "GEMM rate one trainer reached in place (calibrated)");
+  }
+  if (p.trainer_spread > 0) {
+    out += Line("trainer_spread", p.trainer_spread, "std of a trainer's per-batch compute over its mean");
+  }
   return out;
 }
 

@@ -14,8 +14,15 @@
 //   shard_memory_gib = 64.0    # memory of one embedding shard
 //   host_cores = 2             # optional: cores of one host; 0 or absent:
 //                              # not known, each trainer gets a core of its own
-// A file that lacks a key (but host_cores), has one the reader does not know or a value out
-// of range is an error naming the file, line and key (configs/toml_reader).
+//   trainer_gflops = 21.4      # optional, from `actorrec plan --calibrate`: the GEMM
+//                              # rate one trainer reached in a measured run, where it
+//                              # ran (co-location included); 0 or absent: gemm_gflops
+//                              # at the share of a core the topology gives
+//   trainer_spread = 0.31      # optional, from the same: the standard deviation of one
+//                              # trainer's per-batch compute over its mean; the model
+//                              # adds the wait for the slowest of W trainers
+// A file that lacks a key (but the optional ones), has one the reader does not know or a
+// value out of range is an error naming the file, line and key (configs/toml_reader).
 #pragma once
 
 #include <string>
@@ -34,6 +41,8 @@ struct HardwareProfile {
   double trainer_memory = 0;   // bytes
   double shard_memory = 0;     // bytes
   double host_cores = 0;       // cores one host's processes share; 0: not known (a core per trainer)
+  double trainer_flops = 0;    // FLOP/s one trainer reached in place (calibrated); 0: gemm_flops × share
+  double trainer_spread = 0;   // std of a trainer's per-batch compute / its mean (calibrated); 0: alike
 };
 
 // Parses a profile; `path` names the file in errors. InvalidArgument with

@@ -7,11 +7,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "actors/common/exit_codes.hpp"
 #include "base/logging.hpp"
 #include "configs/config.hpp"
 #include "tools/config_flags.hpp"
+#include "tools/plan_calibrate.hpp"
 #include "tools/plan_recommend.hpp"
 #include "tools/plan_sample.hpp"
 
@@ -40,6 +42,8 @@ struct PlanFlags {
   bool recommend = false;
   bool one_host = false;
   std::string hardware;
+  std::vector<std::string> calibrate;  // run directories
+  uint32_t warmup = 2;
 };
 
 int Fail(int code, const std::string& message) {
@@ -49,9 +53,20 @@ int Fail(int code, const std::string& message) {
 
 int RunPlan(const PlanFlags& flags) {
   config::Config cfg;
-  if (!LoadConfigFlags(flags.config, "plan", std::cerr, &cfg)) return kExitUsage;
+  ConfigFlags config = flags.config;
+  if (!flags.calibrate.empty() && config.path.empty()) {
+    // The runs' own config: the cluster bench writes it beside the metrics.
+    config.path = flags.calibrate.front() + "/cluster.toml";
+    if (!std::filesystem::exists(config.path)) {
+      return Fail(kExitUsage, config.path + " does not exist: name the runs' config with --config");
+    }
+  }
+  if (!LoadConfigFlags(config, "plan", std::cerr, &cfg)) return kExitUsage;
   // Readers may log; the log goes to stderr, the plans (maybe) to stdout.
   if (!InitLogging("plan", "warn")) return Fail(kExitFailure, "cannot start logging");
+  if (!flags.calibrate.empty()) {
+    return RunCalibrate(cfg, flags.calibrate, flags.warmup, flags.hardware, flags.out, std::cout, std::cerr);
+  }
   if (flags.recommend) return RunRecommend(cfg, flags.batches, flags.hardware, flags.one_host, std::cout, std::cerr);
 
   std::ofstream file;
@@ -115,7 +130,8 @@ std::function<int()> AddPlanCommand(CLI::App& app) {
   AddSetFlag(plan, &flags->config);
   plan->add_option("--batches,-n", flags->batches, "how many batches to plan (default 10)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
-  plan->add_option("--out,-o", flags->out, "where the JSON lines go; - is stdout (default)");
+  plan->add_option("--out,-o", flags->out,
+                   "where the JSON lines go (with --calibrate: the fitted profile); - is stdout (default)");
   plan->add_option_function<uint32_t>(
       "--trainer,-t", [flags](const uint32_t& w) { flags->trainer = w; },
       "write only this trainer's plans (0-based); default: every trainer");
@@ -124,12 +140,27 @@ std::function<int()> AddPlanCommand(CLI::App& app) {
                  "lookaheads, predict each one's time on --hardware with the cost model (docs/planner.md), print the "
                  "best, every mode's predicted time at it and the dominating term");
   plan->add_option("--hardware", flags->hardware,
-                   "hardware profile (TOML) for --recommend: `actorrec bench --profile` writes this machine's")
+                   "hardware profile (TOML) for --recommend and --calibrate: `actorrec bench --profile` writes this "
+                   "machine's")
       ->check(CLI::ExistingFile);
+  plan->add_option("--calibrate", flags->calibrate,
+                   "instead of writing plans: read these run directories' metrics.jsonl (runs of one config and "
+                   "mode; the config: the first one's cluster.toml unless --config), fit the trainers' GEMM rate and "
+                   "the spread of their compute to them, and write --hardware with trainer_gflops and "
+                   "trainer_spread set to --out (docs/planner.md)")
+      ->check(CLI::ExistingDirectory);
+  plan->add_option("--warmup", flags->warmup,
+                   "for --calibrate: batches left out at the start of each run (default 2, as the cluster bench)");
   plan->add_flag("--one-host", flags->one_host,
                  "for --recommend: every member of the topology runs on one host and shares its host_cores (the "
                  "network testbed); default: members at one address share a host");
   plan->callback([flags] {
+    if (!flags->calibrate.empty() && flags->hardware.empty()) {
+      throw CLI::ValidationError("--calibrate", "needs --hardware FILE: the profile whose links the runs used");
+    }
+    if (!flags->calibrate.empty() && flags->recommend) {
+      throw CLI::ValidationError("--calibrate", "writes a profile; run --recommend with it afterwards");
+    }
     if (flags->recommend && flags->hardware.empty()) {
       throw CLI::ValidationError("--recommend", "needs --hardware FILE (actorrec bench --profile measures one)");
     }

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
-#include <streambuf>
 #include <vector>
 
 #include "actors/common/exit_codes.hpp"
@@ -15,13 +14,6 @@
 namespace actorrec {
 namespace {
 
-// Plans are measured, not kept: their JSON goes nowhere.
-class NullBuffer : public std::streambuf {
- protected:
-  int overflow(int c) override { return c; }
-  std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
-};
-
 struct Sampled {
   planner::PlanRows rows;
   uint32_t lookahead = 0;
@@ -31,12 +23,10 @@ struct Sampled {
 // The plans of `batches` batches of cfg: rows per batch. Nothing when the
 // cache is too small for the candidate (the reason in *why).
 std::optional<Sampled> Sample(const config::Config& cfg, uint64_t batches, PlanSample* info, std::string* why) {
-  NullBuffer nothing;
-  std::ostream sink(&nothing);
   PlanSample sample;
   sample.batches = batches;
   oracle::DumpReport report;
-  if (Status s = PlanConfig(cfg, &sample, &sink, &report); !s.ok() || report.batches == 0) {
+  if (Status s = MeasurePlans(cfg, &sample, &report); !s.ok() || report.batches == 0) {
     *why = s.ok() ? "no batch in the data" : s.message();
     return std::nullopt;
   }
@@ -86,8 +76,11 @@ int RunRecommend(const config::Config& base, uint64_t sample_batches, const std:
       << "run: " << work.trainers << " trainer(s), " << work.shards << " shard(s) on " << work.shard_hosts
       << " host(s), " << Fixed(work.flops_per_sample / 1e6, 2) << " MFLOP/sample, "
       << Fixed(work.dense_bytes / 1e6, 2) << " MB dense, rows of " << work.row_bytes << " bytes, "
-      << Fixed(work.lookups_per_sample, 1) << " ids/sample; each trainer computes at "
-      << Fixed(work.compute_share, 2) << " of a core, sums by "
+      << Fixed(work.lookups_per_sample, 1) << " ids/sample; each trainer computes "
+      << (hw.trainer_flops > 0 ? "at the calibrated " + Fixed(hw.trainer_flops / 1e9, 2) +
+                                     " GFLOP/s (measured in place), spread " + Fixed(hw.trainer_spread, 3)
+                               : "at " + Fixed(work.compute_share, 2) + " of a core")
+      << ", sums by "
       << (work.collective == planner::Collective::kChain ? "the chain" : "all-gather") << "; sample: " << sample_batches
       << " batch(es)\n\n";
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <streambuf>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,6 +61,22 @@ Status PlanConfig(const config::Config& cfg, PlanSample* sample, std::ostream* o
   const Status s = oracle::DumpPlans(options, source, dump, out, report);
   sample->ids_per_sample = samples > 0 ? static_cast<double>(ids) / static_cast<double>(samples) : 0.0;
   return s;
+}
+
+namespace {
+
+class NullBuffer : public std::streambuf {
+ protected:
+  int overflow(int c) override { return c; }
+  std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
+};
+
+}  // namespace
+
+Status MeasurePlans(const config::Config& cfg, PlanSample* sample, oracle::DumpReport* report) {
+  NullBuffer nothing;
+  std::ostream sink(&nothing);
+  return PlanConfig(cfg, sample, &sink, report);
 }
 
 Result<planner::Workload> WorkloadOf(const config::Config& cfg, const PlanSample& sample,

@@ -32,6 +32,10 @@ struct PlanSample {
 // when the cache is too small for L, else the reader's error.
 Status PlanConfig(const config::Config& cfg, PlanSample* sample, std::ostream* out, oracle::DumpReport* report);
 
+// PlanConfig into a stream whose writes go nowhere: the plans measured
+// (`report`, `sample`'s schema and ids per sample), not kept.
+Status MeasurePlans(const config::Config& cfg, PlanSample* sample, oracle::DumpReport* report);
+
 // The cost model's view of a run on `hw`: the config's cluster (W trainers,
 // S shards on the members that host them), batch, its model's dense FLOPs
 // per sample and parameter bytes (the model built on the CPU backend), the

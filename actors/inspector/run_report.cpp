@@ -17,21 +17,6 @@
 namespace actorrec::inspector {
 namespace {
 
-// The number after "key": in a flat JSON line (our own metrics lines), or
-// nothing (pass a nested object's text to search in it).
-std::optional<double> NumberOf(std::string_view line, std::string_view key) {
-  // Appends only: GCC 12 at -O3 warns (-Wrestrict, a false positive) on "\"" + std::string(…).
-  std::string needle = "\"";
-  needle.append(key).append("\":");
-  const size_t at = line.find(needle);
-  if (at == std::string_view::npos) return std::nullopt;
-  const std::string rest(line.substr(at + needle.size(), 32));
-  char* end = nullptr;
-  const double v = std::strtod(rest.c_str(), &end);
-  if (end == rest.c_str()) return std::nullopt;
-  return v;
-}
-
 std::string Event(std::string_view line) {
   const std::string needle = "{\"event\":\"";
   if (line.rfind(needle, 0) != 0) return {};
@@ -98,7 +83,7 @@ std::string BreakdownSvg(const std::string& summary) {
   double total = 0;
   std::vector<double> ms;
   for (const auto& [name, color] : kPhases) {
-    ms.push_back(std::max(0.0, NumberOf(phases, name).value_or(0)));
+    ms.push_back(std::max(0.0, NumberField(phases, name).value_or(0)));
     total += ms.back();
   }
   std::ostringstream svg;
@@ -147,7 +132,7 @@ std::vector<std::string_view> ObjectsOf(std::string_view line, std::string_view 
 std::string PartsHtml(std::string_view line) {
   std::ostringstream html;
   html << std::fixed << std::setprecision(1);  // MB, %, GFLOP/s; counts are integers
-  auto num = [](std::string_view obj, const char* key) { return NumberOf(obj, key).value_or(0); };
+  auto num = [](std::string_view obj, const char* key) { return NumberField(obj, key).value_or(0); };
   auto count = [&](std::string_view obj, const char* key) { return std::llround(num(obj, key)); };
   auto mb = [](double bytes) { return bytes / 1e6; };
   html << "<h2>Cache partitions at the end</h2><table><tr><th>trainer</th><th>occupancy (slots)</th><th>hit share</th>"
@@ -168,7 +153,7 @@ std::string PartsHtml(std::string_view line) {
     }
     html << "</table>\n";
   }
-  if (auto roofline = NumberOf(line, "roofline_gflops")) {
+  if (auto roofline = NumberField(line, "roofline_gflops")) {
     html << "<h2>GEMM against the roofline</h2><p>" << num(line, "gflops") << " GFLOP/s of a " << *roofline
          << " GFLOP/s roofline: " << num(line, "of_roofline") * 100 << " %</p>\n";
   }
@@ -210,7 +195,7 @@ Result<std::string> RenderReport(const std::string& title, const std::string& me
       Attempt a;
       a.number = static_cast<int>(attempts.size()) + 1;
       if (event == "attempt") {
-        a.first_batch = static_cast<uint64_t>(NumberOf(line, "first_batch").value_or(0));
+        a.first_batch = static_cast<uint64_t>(NumberField(line, "first_batch").value_or(0));
         const size_t s = line.find("\"started\":\"");
         if (s != std::string::npos) a.started = line.substr(s + 11, line.find('"', s + 11) - s - 11);
         batches = a.first_batch;
@@ -222,14 +207,14 @@ Result<std::string> RenderReport(const std::string& title, const std::string& me
     if (event == "batch") {
       ++a.batches;
       ++batches;
-      bin_loss += NumberOf(line, "loss").value_or(NAN);
+      bin_loss += NumberField(line, "loss").value_or(NAN);
       if (++bin_n == bin) {
         if (std::isfinite(bin_loss)) loss.emplace_back(static_cast<double>(batches), bin_loss / static_cast<double>(bin_n));
         bin_loss = 0;
         bin_n = 0;
       }
     } else if (event == "eval") {
-      if (auto v = NumberOf(line, "auc")) auc.emplace_back(NumberOf(line, "batches").value_or(0), *v);
+      if (auto v = NumberField(line, "auc")) auc.emplace_back(NumberField(line, "batches").value_or(0), *v);
     } else if (event == "summary") {
       a.summary = line;
     } else if (event == "oracle") {
@@ -250,7 +235,7 @@ Result<std::string> RenderReport(const std::string& title, const std::string& me
   for (const Attempt& a : attempts) {
     html << "<tr><td>" << a.number << "</td><td>" << Escape(a.started) << "</td><td>" << a.first_batch << "</td><td>"
          << a.batches << "</td><td>";
-    if (auto r = NumberOf(a.summary, "samples_per_s")) html << std::llround(*r);
+    if (auto r = NumberField(a.summary, "samples_per_s")) html << std::llround(*r);
     html << "</td><td>";
     const size_t d = a.summary.find("\"parameter_digest\":\"");
     if (d != std::string::npos) html << Escape(a.summary.substr(d + 20, 16));

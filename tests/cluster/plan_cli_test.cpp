@@ -107,6 +107,20 @@ cache_rows = )" + std::to_string(cache_rows) + R"(
   return path;
 }
 
+// A hardware profile of round figures, written to dir/hw.toml; its path.
+std::string TestHosts(const TempDir& dir) {
+  return dir.Write("hw.toml", R"([hardware]
+name = "test hosts"
+gemm_gflops = 50
+memory_gbps = 10
+network_gbit = 1
+network_latency_us = 100
+host_device_gbps = 0
+trainer_memory_gib = 1
+shard_memory_gib = 1
+)");
+}
+
 std::smatch Match(const std::string& line, const std::string& pattern) {
   std::smatch m;
   std::regex_search(line, m, std::regex(pattern));
@@ -258,16 +272,7 @@ TEST_CASE("train with a cache too small exits 2 as plan does, prints no summary 
 TEST_CASE("plan --recommend picks a configuration and predicts every mode on a given hardware profile",
           "[cli][plan]") {
   TempDir dir;
-  const std::string hardware = dir.Write("hw.toml", R"([hardware]
-name = "test hosts"
-gemm_gflops = 50
-memory_gbps = 10
-network_gbit = 1
-network_latency_us = 100
-host_device_gbps = 0
-trainer_memory_gib = 1
-shard_memory_gib = 1
-)");
+  const std::string hardware = TestHosts(dir);
   auto r = Actorrec(dir, {"plan", "--config", Config(dir, 4096, "lrpp_delayed"), "--batches", "4", "--recommend",
                           "--hardware", hardware});
   INFO(r.output);
@@ -324,4 +329,39 @@ shard_memory_gib = 1
   REQUIRE(shared.code == 0);
   CHECK_THAT(shared.output, Catch::Contains("2 cores a host") && Catch::Contains("computes at 0.50 of a core"));
   CHECK(compute_ms(shared.output) == Approx(2 * compute_ms(own.output)).epsilon(0.01));
+}
+
+TEST_CASE("plan --calibrate fits a profile to a run's metrics, and a bad line is named", "[cli][plan]") {
+  TempDir dir;
+  const std::string hardware = TestHosts(dir);
+  const std::string config = Config(dir, 4096, "lrpp_delayed");
+  // Four batches of 100 ms, the longest sync phase 30 ms: the trainers'
+  // work is what the tiny model's sum (well under a millisecond) leaves.
+  std::string metrics = "{\"event\":\"attempt\",\"first_batch\":0}\n";
+  for (int b = 0; b < 4; ++b) {
+    metrics += "{\"event\":\"batch\",\"batch\":" + std::to_string(b) +
+               ",\"critical_rows\":10,\"fetch_s\":0,\"dense_sync_s\":0.03,\"exposed_delayed_s\":0,\"elapsed_s\":" +
+               std::to_string(0.1 * (b + 1)) + "}\n";
+  }
+  dir.Write("run/metrics.jsonl", metrics);
+  auto r = Actorrec(dir, {"plan", "--config", config, "--calibrate", dir.File("run"), "--warmup", "1", "--hardware",
+                          hardware, "--out", dir.File("fitted.toml")});
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("3 batch(es) after a warmup of 1"));
+  const std::string fitted = ReadBytes(dir.File("fitted.toml"));
+  CHECK(std::regex_search(fitted, std::regex(R"(\ntrainer_gflops = [0-9.e-]+)")));
+  CHECK(std::regex_search(fitted, std::regex(R"(\ntrainer_spread = 0\.[0-9]+)")));
+
+  // --recommend reads it and says the rate is calibrated.
+  auto rec = Actorrec(dir, {"plan", "--config", config, "--batches", "2", "--recommend", "--hardware",
+                            dir.File("fitted.toml")});
+  INFO(rec.output);
+  REQUIRE(rec.code == 0);
+  CHECK_THAT(rec.output, Catch::Contains("calibrated"));
+
+  dir.Write("bad/metrics.jsonl", metrics.substr(0, metrics.size() - 30));
+  auto bad = Actorrec(dir, {"plan", "--config", config, "--calibrate", dir.File("bad"), "--hardware", hardware});
+  CHECK(bad.code == 1);
+  CHECK_THAT(bad.output, Catch::Contains(dir.File("bad/metrics.jsonl") + ":5: not a metrics event"));
 }

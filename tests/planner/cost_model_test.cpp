@@ -3,40 +3,17 @@
 // x bytes over W ranks: 2 x / bw + 2 (W - 1) latency).
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 
 #include "planner/cost_model.hpp"
+#include "tests/planner/round_figures.hpp"
 
 using namespace actorrec::planner;
+using actorrec::planner::testing::Slow;
+using actorrec::planner::testing::Two;
 
 namespace {
-
-// 1 GFLOP/s, 1 GB/s memory, 1 MB/s links with 1 ms latency.
-HardwareProfile Slow() {
-  HardwareProfile hw;
-  hw.gemm_flops = 1e9;
-  hw.memory_bw = 1e9;
-  hw.network_bw = 1e6;
-  hw.network_latency = 1e-3;
-  return hw;
-}
-
-// W = 2, B = 100: a slice of 50 samples, 1 MFLOP and 10 lookups of 8 bytes
-// each; 1000 dense gradient bytes; rows of 16 bytes, 12 in the sync.
-Workload Two() {
-  Workload w;
-  w.trainers = 2;
-  w.shards = 1;
-  w.shard_hosts = 1;
-  w.batch = 100;
-  w.flops_per_sample = 1e6;
-  w.dense_bytes = 1000;
-  w.lookups_per_sample = 10;
-  w.embedding_bytes = 8;
-  w.row_bytes = 16;
-  w.sync_row_bytes = 12;
-  return w;
-}
 
 PlanRows Rows() {
   PlanRows r;
@@ -149,4 +126,56 @@ TEST_CASE("one trainer syncs nothing, and an accelerator adds the host-to-device
   CHECK(t.fetch_s == Approx(0.0016 + 0.001 + 0.016));
   CHECK(t.compute_s == Approx(0.1 + 3 * 100 * 10 * 8 / 1e9));
   CHECK(kModes.size() == 6);
+}
+
+TEST_CASE("the expected largest of W normal draws, by hand where it has a closed form", "[planner]") {
+  CHECK(ExpectedMaxOfNormals(0) == 0.0);
+  CHECK(ExpectedMaxOfNormals(1) == 0.0);
+  // E[max(X1, X2)] = 1/√π; E[max(X1, X2, X3)] = 3/(2√π); W = 8 from tables.
+  CHECK(ExpectedMaxOfNormals(2) == Approx(1 / std::sqrt(M_PI)).epsilon(1e-7));
+  CHECK(ExpectedMaxOfNormals(3) == Approx(1.5 / std::sqrt(M_PI)).epsilon(1e-7));
+  CHECK(ExpectedMaxOfNormals(8) == Approx(1.42360).epsilon(1e-5));
+}
+
+TEST_CASE("a calibrated trainer rate replaces the share of a core, and the slowest trainer is waited for",
+          "[planner]") {
+  HardwareProfile hw = Slow();
+  hw.trainer_flops = 0.5e9;
+  hw.trainer_spread = 0.2;
+  Workload w = Two();
+  w.compute_share = 0.25;  // measured in place: the calibrated rate holds the sharing already
+  const Terms t = TermsOf(w, Rows(), hw);
+  // 50 × 1e6 / 0.5e9 + 3 × 50 × 10 × 8 / 1e9, at share 1
+  CHECK(t.compute_s == Approx(0.100012));
+  // C × spread × E[max of 2] = 0.100012 × 0.2 / √π
+  const double wait = 0.100012 * 0.2 / std::sqrt(M_PI);
+  CHECK(t.straggler_s == Approx(wait));
+
+  // lrpp: the sum (dense 0.004 + critical rows 0.0012) starts when the
+  // slowest trainer arrives; the link's busy time (0.0052 + 2.6 ms of
+  // fetch + 2.72 ms of delayed rows) stays below the path.
+  const Prediction lazy = Predict(Mode::kLrpp, w, Rows(), hw);
+  CHECK(lazy.straggler_s == Approx(wait));
+  CHECK(lazy.exposed_sync_s == Approx(wait + 0.0052));
+  CHECK(lazy.iteration_s == Approx(0.100012 + wait + 0.0052));
+
+  // no_cache: everything in series, the wait included.
+  const Prediction none = Predict(Mode::kNoCache, w, Rows(), hw);
+  CHECK(none.iteration_s == Approx(0.100012 + wait + 0.0052 + 0.00272 + 0.0026 + 0.00228));
+
+  // One trainer waits for no one.
+  Workload one = w;
+  one.trainers = 1;
+  CHECK(TermsOf(one, Rows(), hw).straggler_s == 0.0);
+}
+
+TEST_CASE("the wait for the slowest trainer does not occupy the link", "[planner]") {
+  // Compute of 12 µs (a huge rate) with a spread of 10: the wait is 68 µs,
+  // the path 5.28 ms, the link's busy time 0.0052 + 0.0026 + 0.00272.
+  HardwareProfile hw = Slow();
+  hw.trainer_flops = 1e18;
+  hw.trainer_spread = 10;
+  const Prediction p = Predict(Mode::kLrppDelayed, Two(), Rows(), hw);
+  CHECK(p.straggler_s == Approx(12e-6 * 10 / std::sqrt(M_PI)));
+  CHECK(p.iteration_s == Approx(0.0052 + 0.0026 + 0.00272));
 }

@@ -47,6 +47,24 @@ TEST_CASE("a hardware profile may give its host's cores", "[planner]") {
   CHECK_THAT(bad.status().message(), Catch::Contains("hw.toml:10") && Catch::Contains("hardware.host_cores"));
 }
 
+TEST_CASE("a hardware profile may carry a calibration, read back and range-checked", "[planner]") {
+  auto p = ParseProfile(std::string(kGood) + "trainer_gflops = 21.5\ntrainer_spread = 0.25\n", "hw.toml");
+  REQUIRE(p.ok());
+  CHECK(p->trainer_flops == Approx(21.5e9));
+  CHECK(p->trainer_spread == Approx(0.25));
+  auto again = ParseProfile(ProfileToToml(*p, ""), "again.toml");
+  REQUIRE(again.ok());
+  CHECK(again->trainer_flops == Approx(21.5e9));
+  CHECK(again->trainer_spread == Approx(0.25));
+  auto plain = ParseProfile(kGood, "hw.toml");  // optional: absent, none
+  REQUIRE(plain.ok());
+  CHECK(plain->trainer_flops == 0);
+  CHECK(plain->trainer_spread == 0);
+  auto bad = ParseProfile(std::string(kGood) + "trainer_spread = -1\n", "hw.toml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.status().message(), Catch::Contains("hw.toml:10") && Catch::Contains("hardware.trainer_spread"));
+}
+
 TEST_CASE("a hardware profile written as TOML reads back to the same values", "[planner]") {
   auto p = ParseProfile(kGood, "hw.toml");
   REQUIRE(p.ok());
