@@ -19,19 +19,6 @@
 namespace actorrec::trainer {
 namespace {
 
-// While alive, every trainer's backend is a fake device; what each saw
-// stays here after the run has freed it.
-struct FakeDevices {
-  FakeDevices() {
-    gpu::SetBackendFactoryForTests([this]() -> std::unique_ptr<gpu::Backend> {
-      made.push_back(std::make_shared<FakeDeviceStats>());
-      return std::make_unique<FakeDeviceBackend>(made.back());
-    });
-  }
-  ~FakeDevices() { gpu::SetBackendFactoryForTests({}); }
-  std::vector<std::shared_ptr<FakeDeviceStats>> made;
-};
-
 uint64_t PipelineDigest(const Case& c) {
   const config::Config cfg = config::ParseConfig(ConfigText(c), "device_cache.toml");
   PipelineRun::Options options;

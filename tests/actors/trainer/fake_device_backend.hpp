@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "gpu/backend.hpp"
+#include "gpu/backend_select.hpp"
 
 namespace actorrec::trainer {
 
@@ -302,6 +303,21 @@ class FakeDeviceBackend final : public gpu::Backend {
   // The fake clock (the trainer's thread only, as a compute stream's).
   bool open_[2] = {false, false};
   gpu::StreamWaits taken_;
+};
+
+// While alive, every backend a run makes (gpu::SetBackendFactoryForTests)
+// is a fake device; what each saw stays here after the run has freed it.
+struct FakeDevices {
+  FakeDevices() {
+    gpu::SetBackendFactoryForTests([this]() -> std::unique_ptr<gpu::Backend> {
+      made.push_back(std::make_shared<FakeDeviceStats>());
+      return std::make_unique<FakeDeviceBackend>(made.back());
+    });
+  }
+  ~FakeDevices() { gpu::SetBackendFactoryForTests({}); }
+  FakeDevices(const FakeDevices&) = delete;
+  FakeDevices& operator=(const FakeDevices&) = delete;
+  std::vector<std::shared_ptr<FakeDeviceStats>> made;
 };
 
 }  // namespace actorrec::trainer
