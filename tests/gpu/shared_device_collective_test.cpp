@@ -99,7 +99,7 @@ TEST_CASE("the shared-device all-reduce equals the shared-memory collective's ra
 // sums in their backend's memory): in place on the shared-device
 // collective, through the host (a download, the host sum, an upload) on a
 // host collective; both the rank-order sum bitwise.
-TEST_CASE("AllReduceResident sums in the backend's memory: in place on the shared-device collective, "
+TEST_CASE("AllReduceResident sums in the backend's memory: in place on the shared-device collective and "
           "through the host on a host collective",
           "[gpu]") {
   const uint32_t w = GENERATE(1u, 2u, 3u);

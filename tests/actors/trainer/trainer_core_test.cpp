@@ -107,7 +107,7 @@ TEST_CASE("PackRowGrads appends each touched row's gradient and -0 for the other
 // untouched row), and the private rows, the row sums and the dense sum
 // apply from the device as ApplyRow, ApplyRows and ApplyDense do on the
 // host; on the CPU backend the switch changes nothing.
-TEST_CASE("on a device, PackResident packs PackRowGrads' bits and the sums apply as on the host",
+TEST_CASE("on a device PackResident packs PackRowGrads' bits and the sums apply as on the host",
           "[trainer][device_cache]") {
   Case c;
   c.sparse = "adagrad";
