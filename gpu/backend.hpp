@@ -175,6 +175,27 @@ class Backend {
   // done when they return).
   virtual void Finish() {}
 
+  // ---- A trainer's gradients kept in the backend's memory and summed
+  // there (docs/gpu.md "Sums in the backend's memory"): the unique rows'
+  // gradients computed into it, packed for the sync with GatherRows (below)
+  // and CopyResident, summed by a collective's AllReduceResident, and the
+  // row optimizer reading the sums where they are.
+  //
+  // ResidentBagGradToUnique (same contract) with grad_unique in the
+  // backend's memory too: only the bags' CSR crosses. Default:
+  // BagGradToUnique (the host's memory).
+  virtual void ResidentRowGrads(const float* pooled_grad, size_t in_stride, size_t width, const SlotBags& bags,
+                                Pooling pooling, float* grad_unique) {
+    BagGradToUnique(pooled_grad, in_stride, width, bags, pooling, grad_unique);
+  }
+  // ApplyRowUpdate (same contract) with `grads` in the backend's memory:
+  // only the slot numbers cross. `grads` may be reused once a later op of
+  // this backend has run (stream order). Default: ApplyRowUpdate.
+  virtual void ApplyResidentRowUpdate(float* rows, size_t row_stride, const uint32_t* slots, size_t n,
+                                      const float* grads, const RowUpdate& update) {
+    ApplyRowUpdate(rows, row_stride, slots, n, grads, update);
+  }
+
   // The two ops of deduplicated compute (RecD's IKJT): values computed
   // once per distinct tuple (DLRM's bottom MLP over a group's distinct
   // dense rows) are expanded to the samples with GatherRows, and the

@@ -1,9 +1,22 @@
-// The collective of a group of one.
+// The collective of a group of one, and the resident all-reduce's default.
 #include "gpu/collectives.hpp"
 
 #include <string>
 
+#include "gpu/backend.hpp"
+
 namespace actorrec::gpu {
+
+Status Collective::AllReduceResident(Backend& backend, float* data, size_t n) {
+  if (!backend.device_memory()) return AllReduceRankOrder(data, n);
+  if (size() == 1) return Status::Ok();
+  if (host_scratch_.size() < n) host_scratch_.resize(n);
+  if (n > 0) backend.Download(host_scratch_.data(), data, n);
+  if (Status st = AllReduceRankOrder(host_scratch_.data(), n); !st.ok()) return st;
+  if (n > 0) backend.Upload(data, host_scratch_.data(), n);
+  return Status::Ok();
+}
+
 namespace {
 
 // W == 1: every operation is the identity, and no socket is opened.

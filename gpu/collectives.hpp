@@ -19,10 +19,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "base/status.hpp"
 
 namespace actorrec::gpu {
+
+class Backend;
 
 class Collective {
  public:
@@ -39,11 +42,26 @@ class Collective {
   // n may change from call to call and may be 0. W == 1 leaves data as is.
   virtual Status AllReduceRankOrder(float* data, size_t n) = 0;
 
+  // AllReduceRankOrder (the same result, bit for bit) on `data` in
+  // `backend`'s memory: a trainer's packed gradients where they were
+  // computed (docs/gpu.md "Sums in the backend's memory"). Every rank
+  // passes its own backend. The default serves collectives that sum host
+  // buffers (shared memory, TLS, Gloo) unchanged: on a host backend it is
+  // AllReduceRankOrder on `data` itself; on a device it downloads `data`
+  // into host scratch, sums that and uploads the sum. Collectives that read
+  // device memory (shared-device, NCCL) override it and move nothing
+  // through the host. Returns with the sum in `data` as the backend's later
+  // ops see it.
+  virtual Status AllReduceResident(Backend& backend, float* data, size_t n);
+
   // Every rank ends with root's data[0, n).
   virtual Status Broadcast(float* data, size_t n, uint32_t root) = 0;
 
   // Returns once every rank has entered the barrier.
   virtual Status Barrier() = 0;
+
+ private:
+  std::vector<float> host_scratch_;  // AllReduceResident's default, grown to the largest call
 };
 
 // The collective of a group of one (W == 1): every call is the identity.

@@ -29,6 +29,18 @@ class SharedDeviceCollective final : public SharedGroupRank {
     return Status::Ok();
   }
 
+  // Its buffers are its backend's already: the same sum. Another backend
+  // than the one it was connected with is refused (its memory is not the
+  // one this rank's gathered buffer and copies are on).
+  Status AllReduceResident(Backend& backend, float* data, size_t n) override {
+    if (&backend != backend_) {
+      return Status::InvalidArgument("rank " + std::to_string(rank_) + ": device all-reduce of " + std::to_string(n) +
+                                     " floats of another backend (" + backend.name() + ") than the rank's (" +
+                                     backend_->name() + ")");
+    }
+    return AllReduceRankOrder(data, n);
+  }
+
   Status Broadcast(float* data, size_t n, uint32_t root) override {
     SharedMemoryGroup& g = *group_;
     if (g.size() == 1) return Status::Ok();

@@ -22,7 +22,11 @@
 // device memory per call (no PCIe).
 //
 // Contract: gpu::Collective's (collectives.hpp), with `data` in the rank's
-// backend's memory. The group's failure rules are the shared-memory
+// backend's memory; AllReduceResident is AllReduceRankOrder (for the rank's
+// own backend only). The trainers' sync schedulers call it from their own
+// threads while the trainers enqueue their next batch: the backend ops it
+// uses (CopyResident, RankOrderSum, Finish, Allocate) must allow that
+// (CUDA's touch only the compute stream and an event of their own). The group's failure rules are the shared-memory
 // group's: a rank that does not arrive within the timeout, or leaves,
 // breaks the group for every rank. REQUIRES: the backend outlives the
 // collective; every backend of the group works on the same device.

@@ -151,6 +151,17 @@ class Model {
   std::span<float> params() { return params_; }
   std::span<const float> params() const { return params_; }
   std::span<float> grads() { return grads_; }
+  // Whether Backward leaves the dense gradient in the backend's memory
+  // only (resident_grads()), not also in grads(): a trainer whose sums run
+  // in the backend's memory (docs/gpu.md "Sums in the backend's memory")
+  // sets it, and grads() then keeps only its size. No effect on a host
+  // backend, whose resident gradient is grads() itself.
+  void KeepGradsResident(bool on) { grads_resident_ = on; }
+  // After Backward: the dense gradient as the backend sees it (grads() on a
+  // host backend; on a device, the buffer Backward wrote).
+  const float* resident_grads() const {
+    return backend_->device_memory() ? dev_grads_.data() : grads_.data();
+  }
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
   const ModelSpec& spec() const { return spec_; }
   // The backend the model computes on.
@@ -236,7 +247,7 @@ class Model {
   void FinishBackward(const SliceView& in, const float* grads, const float* dpooled, float* pooled_grad,
                       size_t floats) {
     if (!backend_->device_memory()) return;
-    backend_->Download(grads_.data(), grads, grads_.size());
+    if (!grads_resident_) backend_->Download(grads_.data(), grads, grads_.size());
     if (!in.pooled_resident) backend_->Download(pooled_grad, dpooled, floats);
   }
 
@@ -250,6 +261,7 @@ class Model {
  private:
   gpu::Buffer up_params_, dev_grads_, dev_pooled_grad_, up_labels_, dlogit_;
   const float* logits_at_ = nullptr;
+  bool grads_resident_ = false;
   std::vector<float> host_logits_;  // a device backend's logits, downloaded
 };
 

@@ -16,6 +16,7 @@
 #include "actors/cache/cache_partition_actor.hpp"
 #include "actors/run/rendezvous.hpp"
 #include "actors/sync/sync_scheduler_actor.hpp"
+#include "gpu/shared_device_collective.hpp"
 
 namespace actorrec::trainer {
 namespace {
@@ -125,6 +126,10 @@ Result<std::function<Result<std::unique_ptr<gpu::Collective>>()>> PipelineHost::
                                                                                            uint32_t rank,
                                                                                            uint32_t size) {
   if (auto group = directory_.shared_memory) {
+    if (SumsResident(rank)) {  // over the trainers' device buffers
+      gpu::Backend* backend = &args_.parts->trainers[rank]->backend();
+      return std::function([group, rank, backend] { return gpu::ConnectSharedDevice(group, rank, backend); });
+    }
     return std::function([group, rank] { return gpu::ConnectSharedMemory(group, rank); });
   }
   const std::chrono::milliseconds timeout = gpu::GlooOptions{}.timeout;
@@ -183,6 +188,11 @@ Result<std::function<Result<std::unique_ptr<gpu::Collective>>()>> PipelineHost::
   });
 }
 
+bool PipelineHost::SumsResident(uint32_t rank) const {
+  if (!args_.parts->trainers[rank]->backend().device_memory()) return false;
+  return directory_.shared_memory != nullptr || directory_.nccl == "nccl";
+}
+
 Status PipelineHost::Spawn(caf::actor_system& sys, const PlannedActor& planned) {
   RunParts& p = *args_.parts;
   const uint32_t W = p.W(), S = p.S();
@@ -214,7 +224,8 @@ Status PipelineHost::Spawn(caf::actor_system& sys, const PlannedActor& planned) 
       if (i >= W) return Status::InvalidArgument("the run has " + std::to_string(W) + " trainers");
       auto connect = CollectiveOf(sys, i, W);
       if (!connect.ok()) return connect.status();
-      actor = SpawnSyncScheduler(sys, {i, std::move(connect).value(), driver_});
+      actor = SpawnSyncScheduler(
+          sys, {i, std::move(connect).value(), driver_, SumsResident(i) ? &p.trainers[i]->backend() : nullptr});
       break;
     }
     case wire::Role::ORACLE: {
@@ -242,6 +253,7 @@ Status PipelineHost::Spawn(caf::actor_system& sys, const PlannedActor& planned) 
       TrainerActorArgs trainer;
       trainer.trainer = i;
       trainer.core = p.trainers[i].get();
+      trainer.core->KeepSumsResident(SumsResident(i));
       trainer.partition = local(wire::Role::CACHE_PARTITION);
       trainer.scheduler = local(wire::Role::SYNC_SCHEDULER);
       if (!trainer.partition || !trainer.scheduler) {

@@ -126,6 +126,16 @@ class PipelineHost {
   // Gloo or NCCL, as the directory says (looking up the cluster's rendezvous).
   Result<std::function<Result<std::unique_ptr<gpu::Collective>>()>> CollectiveOf(caf::actor_system& sys,
                                                                                  uint32_t rank, uint32_t size);
+  // Whether trainer `rank` keeps its gradients in its backend's memory and
+  // its scheduler sums them there (TrainerCore::KeepSumsResident,
+  // Collective::AllReduceResident): its backend's memory is a device's and
+  // its collective reads device buffers: the shared-device collective
+  // (every rank a thread of this process: CollectiveOf picks it then) or
+  // NCCL (cluster.collective = "nccl"). Elsewhere (TLS, Gloo, and "auto",
+  // which may end on TLS) its gradients come to the host as before: the
+  // default AllReduceResident would run the backend's copies from the
+  // scheduler's thread, beside the trainer's.
+  bool SumsResident(uint32_t rank) const;
 
   Args args_;
   PipelineDirectory directory_;

@@ -25,6 +25,26 @@ struct SchedulerState {
 
 using Self = Metered<caf::stateful_actor<SchedulerState>>*;  // counted for the inspector (actor_meter.hpp)
 
+// Runs one job: `sum` (the collective's call) with its timing and errors;
+// false when the collective is (or just became) broken.
+template <class Sum>
+bool RunJob(Self self, int64_t batch, uint8_t kind, double sent_s, double* behind, Sum&& sum) {
+  auto& st = self->state;
+  if (st.broken) return false;
+  *behind = kind == static_cast<uint8_t>(SyncKind::kCritical) && st.delayed_end_s > sent_s
+                ? st.delayed_end_s - sent_s
+                : 0.0;
+  if (Status s = sum(*st.collective); !s.ok()) {
+    st.broken = true;
+    self->send(st.args.driver, error_atom::value,
+               "sync scheduler of trainer " + std::to_string(st.args.rank) + ", batch " + std::to_string(batch) +
+                   ": " + s.ToString());
+    return false;
+  }
+  if (kind == static_cast<uint8_t>(SyncKind::kDelayed)) st.delayed_end_s = NowSeconds();
+  return true;
+}
+
 caf::behavior Scheduler(Self self, SyncSchedulerArgs args) {
   auto& st = self->state;
   st.args = std::move(args);
@@ -40,21 +60,33 @@ caf::behavior Scheduler(Self self, SyncSchedulerArgs args) {
   }
   return {
       [=](sync_atom, int64_t batch, uint8_t kind, double sent_s, std::vector<float>& x) -> caf::result<void> {
-        auto& st = self->state;
-        if (st.broken) return caf::unit;
-        const double behind = kind == static_cast<uint8_t>(SyncKind::kCritical) && st.delayed_end_s > sent_s
-                                  ? st.delayed_end_s - sent_s
-                                  : 0.0;
-        if (Status s = st.collective->AllReduceRankOrder(x.data(), x.size()); !s.ok()) {
-          st.broken = true;
-          self->send(st.args.driver, error_atom::value,
-                     "sync scheduler of trainer " + std::to_string(st.args.rank) + ", batch " +
-                         std::to_string(batch) + ": " + s.ToString());
+        double behind = 0;
+        if (!RunJob(self, batch, kind, sent_s, &behind,
+                    [&](gpu::Collective& c) { return c.AllReduceRankOrder(x.data(), x.size()); })) {
           return caf::unit;
         }
-        if (kind == static_cast<uint8_t>(SyncKind::kDelayed)) st.delayed_end_s = NowSeconds();
         self->send(caf::actor_cast<caf::actor>(self->current_sender()), synced_atom::value, batch, kind, behind,
                    std::move(x));
+        return caf::unit;
+      },
+      [=](sync_atom, int64_t batch, uint8_t kind, double sent_s, uint64_t address, uint64_t n) -> caf::result<void> {
+        auto& st = self->state;
+        if (st.args.backend == nullptr) {
+          if (!st.broken) {
+            st.broken = true;
+            self->send(st.args.driver, error_atom::value,
+                       "sync scheduler of trainer " + std::to_string(st.args.rank) + ", batch " +
+                           std::to_string(batch) + ": a sum in a backend's memory, but no backend was given");
+          }
+          return caf::unit;
+        }
+        double behind = 0;
+        if (!RunJob(self, batch, kind, sent_s, &behind, [&](gpu::Collective& c) {
+              return c.AllReduceResident(*st.args.backend, ResidentPointer(address), n);
+            })) {
+          return caf::unit;
+        }
+        self->send(caf::actor_cast<caf::actor>(self->current_sender()), synced_atom::value, batch, kind, behind, n);
         return caf::unit;
       },
       [=](stop_atom) { self->quit(); },

@@ -190,4 +190,10 @@ void SlotArray::ApplyRows(const uint32_t* slots, size_t n, const float* grads) {
   }
 }
 
+void SlotArray::ApplyResidentRows(const uint32_t* slots, size_t n, const float* grads) {
+  if (!device_) return ApplyRows(slots, n, grads);  // the backend's memory is the host's
+  if (n == 0) return;
+  backend_->ApplyResidentRowUpdate(device_rows_, row_floats_, slots, n, grads, update_);
+}
+
 }  // namespace actorrec::trainer

@@ -114,6 +114,9 @@ class SlotArray {
   // The row optimizer on slots[i] with grads + i·width, i < n (distinct
   // slots). On the host: RowOptimizer::Apply in place, in list order.
   void ApplyRows(const uint32_t* slots, size_t n, const float* grads);
+  // ApplyRows with `grads` in the backend's memory
+  // (Backend::ApplyResidentRowUpdate: only the slot numbers cross).
+  void ApplyResidentRows(const uint32_t* slots, size_t n, const float* grads);
 
  private:
   // A span of the ring for n rows: rows at `rows`, slot numbers at `slots`.

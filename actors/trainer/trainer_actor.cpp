@@ -29,6 +29,10 @@ struct Work {
   std::vector<double> times = std::vector<double>(kSettledTimes, 0.0);
   double critical_sent_s = 0, delayed_sent_s = 0;
   uint64_t sync_floats = 0;
+  // With sums in the backend's memory (TrainerCore::sums_resident): the
+  // packed gradients, summed in place by the scheduler; from the state's
+  // spare buffers and given back when the batch settles.
+  gpu::Buffer critical, delayed;
 };
 
 struct TrainerState {
@@ -41,6 +45,9 @@ struct TrainerState {
   bool critical_pending = false;  // the critical sync of next − 1 is not applied yet
   double blocked_on_rows_s = 0;   // when the trainer started waiting only for rows; 0: not waiting
   bool failed = false;
+  // Settled batches' sync buffers, reused (at most two batches are in
+  // flight: the critical sum of b comes back before b+1 computes).
+  std::vector<gpu::Buffer> spare;
 };
 
 using Self = Metered<caf::stateful_actor<TrainerState>>*;  // counted for the inspector (actor_meter.hpp)
@@ -98,48 +105,81 @@ void TryAdvance(Self self) {
   w.times[kForward] = forwarded - start;
   w.times[kBackward] = computed - forwarded;
   for (const oracle::RowSlot& r : w.plan.private_rows) {
-    const float* g = core.RowGrad(r.slot);
-    if (!g) return Fail(self, "batch " + std::to_string(st.next) + ": private row in slot " +
-                                  std::to_string(r.slot) + " was not used by its owner");
-    core.ApplyRow(r.slot, g);
+    if (!core.Touched(r.slot)) {
+      return Fail(self, "batch " + std::to_string(st.next) + ": private row in slot " + std::to_string(r.slot) +
+                            " was not used by its owner");
+    }
   }
+  core.ApplyPrivateRows(w.plan.private_rows);
   // Dense and critical in one collective: the sum is elementwise in rank
   // order, so packing them together changes no bit.
-  const auto dense = core.dense_grads();
-  std::vector<float> critical(dense.begin(), dense.end());
-  core.PackRowGrads(w.plan.critical, &critical);
-  std::vector<float> delayed;
-  core.PackRowGrads(w.plan.delayed, &delayed);
-  w.times[kApply] = NowSeconds() - computed;
-  w.sync_floats = critical.size() + delayed.size();
-  core.SyncStarts();
-  w.critical_sent_s = NowSeconds();
-  self->send(st.args.scheduler, sync_atom::value, st.next, static_cast<uint8_t>(SyncKind::kCritical),
-             w.critical_sent_s, std::move(critical));
-  w.delayed_sent_s = NowSeconds();
-  self->send(st.args.scheduler, sync_atom::value, st.next, static_cast<uint8_t>(SyncKind::kDelayed),
-             w.delayed_sent_s, std::move(delayed));
+  const auto kCriticalKind = static_cast<uint8_t>(SyncKind::kCritical);
+  const auto kDelayedKind = static_cast<uint8_t>(SyncKind::kDelayed);
+  if (core.sums_resident()) {  // packed and summed in the backend's memory; only where they are goes
+    for (gpu::Buffer* b : {&w.critical, &w.delayed}) {
+      if (!st.spare.empty()) {
+        *b = std::move(st.spare.back());
+        st.spare.pop_back();
+      }
+    }
+    const uint64_t critical = core.PackResident(true, w.plan.critical, &w.critical);
+    const uint64_t delayed = core.PackResident(false, w.plan.delayed, &w.delayed);
+    w.times[kApply] = NowSeconds() - computed;
+    w.sync_floats = critical + delayed;
+    core.SyncStarts();
+    w.critical_sent_s = NowSeconds();
+    self->send(st.args.scheduler, sync_atom::value, st.next, kCriticalKind, w.critical_sent_s,
+               ResidentAddress(w.critical.data()), critical);
+    w.delayed_sent_s = NowSeconds();
+    self->send(st.args.scheduler, sync_atom::value, st.next, kDelayedKind, w.delayed_sent_s,
+               ResidentAddress(w.delayed.data()), delayed);
+  } else {
+    const auto dense = core.dense_grads();
+    std::vector<float> critical(dense.begin(), dense.end());
+    core.PackRowGrads(w.plan.critical, &critical);
+    std::vector<float> delayed;
+    core.PackRowGrads(w.plan.delayed, &delayed);
+    w.times[kApply] = NowSeconds() - computed;
+    w.sync_floats = critical.size() + delayed.size();
+    core.SyncStarts();
+    w.critical_sent_s = NowSeconds();
+    self->send(st.args.scheduler, sync_atom::value, st.next, kCriticalKind, w.critical_sent_s, std::move(critical));
+    w.delayed_sent_s = NowSeconds();
+    self->send(st.args.scheduler, sync_atom::value, st.next, kDelayedKind, w.delayed_sent_s, std::move(delayed));
+  }
   st.critical_pending = true;
   ++st.next;
 }
 
-void OnSynced(Self self, int64_t batch, uint8_t kind, double behind_s, const std::vector<float>& sums) {
+// The sums of `batch`'s `kind`: `sums` (size floats) on the host, or with
+// `resident` in the batch's own buffer in the backend's memory.
+void OnSynced(Self self, int64_t batch, uint8_t kind, double behind_s, const float* sums, size_t size,
+              bool resident) {
   auto& st = self->state;
   auto it = st.work.find(batch);
   if (it == st.work.end()) return Fail(self, "sync result for batch " + std::to_string(batch) + ", not in flight");
   Work& w = it->second;
   TrainerCore& core = *st.args.core;
+  if (resident != core.sums_resident()) {
+    return Fail(self, "sync result for batch " + std::to_string(batch) + (resident ? " in" : " not in") +
+                          " the backend's memory, where this trainer's sums are" + (resident ? " not" : ""));
+  }
   const double start = NowSeconds();
   if (kind == static_cast<uint8_t>(SyncKind::kCritical)) {
     w.times[kCriticalSync] = start - w.critical_sent_s;
     w.times[kExposedDelayed] = behind_s;
     const size_t dense = core.dense_grads().size();
-    if (sums.size() != dense + w.plan.critical.size() * core.width()) {
-      return Fail(self, "critical sync of batch " + std::to_string(batch) + " returned " +
-                            std::to_string(sums.size()) + " floats");
+    if (size != dense + w.plan.critical.size() * core.width()) {
+      return Fail(self, "critical sync of batch " + std::to_string(batch) + " returned " + std::to_string(size) +
+                            " floats");
     }
-    core.ApplyDense(std::span<const float>(sums.data(), dense));
-    core.ApplyRows(w.plan.critical, sums.data() + dense);
+    if (resident) {
+      core.ApplyDenseResident(w.critical.data());
+      core.ApplyRowsResident(w.plan.critical, w.critical.data() + dense);
+    } else {
+      core.ApplyDense(std::span<const float>(sums, dense));
+      core.ApplyRows(w.plan.critical, sums + dense);
+    }
     // This batch's waits, before the next batch's compute adds its own.
     const gpu::StreamWaits waits = core.TakeStreamWaits(w.times[kWaitRows], w.times[kCriticalSync]);
     w.times[kStreamWaitRows] = waits.rows_s;
@@ -149,11 +189,15 @@ void OnSynced(Self self, int64_t batch, uint8_t kind, double behind_s, const std
     st.critical_pending = false;
     return TryAdvance(self);
   }
-  if (sums.size() != w.plan.delayed.size() * core.width()) {
-    return Fail(self, "delayed sync of batch " + std::to_string(batch) + " returned " + std::to_string(sums.size()) +
+  if (size != w.plan.delayed.size() * core.width()) {
+    return Fail(self, "delayed sync of batch " + std::to_string(batch) + " returned " + std::to_string(size) +
                           " floats");
   }
-  core.ApplyRows(w.plan.delayed, sums.data());
+  if (resident) {
+    core.ApplyRowsResident(w.plan.delayed, w.delayed.data());
+  } else {
+    core.ApplyRows(w.plan.delayed, sums);
+  }
   w.times[kDelayedSync] = start - w.delayed_sent_s;
   w.times[kApply] += NowSeconds() - start;
   // Settled: every update of b is in the caches; its evictions may go back.
@@ -177,6 +221,11 @@ void OnSynced(Self self, int64_t batch, uint8_t kind, double behind_s, const std
   self->send(st.args.driver, settled_atom::value, st.args.trainer, batch, w.slice.epoch, w.slice.index,
              w.batch_samples, w.loss, w.times, counts);
   self->send(st.args.oracle, settled_atom::value, st.args.trainer, batch);
+  // Their last readers (the row updates) are ordered before any later op
+  // of the backend, so the next batches may pack into them.
+  for (gpu::Buffer* b : {&w.critical, &w.delayed}) {
+    if (b->data() != nullptr) st.spare.push_back(std::move(*b));
+  }
   st.work.erase(it);
 }
 
@@ -221,7 +270,10 @@ caf::behavior Trainer(Self self, TrainerActorArgs args) {
         TryAdvance(self);
       },
       [=](synced_atom, int64_t batch, uint8_t kind, double behind_s, const std::vector<float>& sums) {
-        OnSynced(self, batch, kind, behind_s, sums);
+        OnSynced(self, batch, kind, behind_s, sums.data(), sums.size(), false);
+      },
+      [=](synced_atom, int64_t batch, uint8_t kind, double behind_s, uint64_t floats) {
+        OnSynced(self, batch, kind, behind_s, nullptr, floats, true);
       },
       [=](digest_atom) { return DenseDigest(*self->state.args.core); },
       [=](dense_atom) -> caf::result<std::vector<float>, std::vector<float>> {

@@ -57,6 +57,12 @@ void TrainerCore::EnsureSlots(uint32_t slots) {
   cache_.Ensure(slots_);
   grad_stamp_.resize(slots_, 0);
   grad_ptr_.resize(slots_, nullptr);
+  grad_row_.resize(slots_, 0);
+}
+
+void TrainerCore::KeepSumsResident(bool on) {
+  sums_resident_ = on && backend_->device_memory();
+  model_->KeepGradsResident(sums_resident_);
 }
 
 models::SliceView ViewOf(const data::SampleBlock& samples) {
@@ -181,21 +187,47 @@ double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector
     stamp_ = 1;
   }
   const size_t stride = size_t{tables_} * width_;
+  // Sums in the backend's memory: every table's unique rows after the −0 row.
+  float* dev_unique = nullptr;
+  size_t next_row = 1;
+  if (sums_resident_) {
+    size_t rows = 1;
+    for (const oracle::TableFeatures& f : features) rows += f.unique_slots.size();
+    dev_unique = dev_unique_.Grow(*backend_, rows * width_);
+    if (rows > dev_unique_rows_) {  // a new buffer (Grow's rule): its −0 row
+      dev_unique_rows_ = rows;
+      const std::vector<float> zero(width_, -0.0f);
+      backend_->Upload(dev_unique, zero.data(), width_);
+    }
+  }
   for (uint32_t t = 0; t < tables_; ++t) {
     const gpu::SlotBags bags = BagsOf(features[t]);
+    if (sums_resident_) {
+      float* at = dev_unique + next_row * width_;
+      if (resident_) {
+        backend_->ResidentRowGrads(pooled_grad + size_t{t} * width_, stride, width_, bags, pooling_, at);
+      } else {  // a batch with dedup groups: through the host (below), then up
+        std::vector<float>& grads = unique_grads_[t];
+        grads.resize(bags.unique_count * width_);
+        HostRowGrads(t, pooled_grad, stride, bags, n, grads.data());
+        if (!grads.empty()) backend_->Upload(at, grads.data(), grads.size());
+      }
+      for (size_t u = 0; u < bags.unique_count; ++u) {
+        const uint32_t s = bags.unique_slots[u];
+        ACTORREC_ASSERT(s < slots_, "a feature slot is beyond the cache");
+        grad_stamp_[s] = stamp_;
+        grad_row_[s] = static_cast<uint32_t>(next_row + u);
+      }
+      next_row += bags.unique_count;
+      continue;
+    }
     std::vector<float>& grads = unique_grads_[t];
     grads.resize(bags.unique_count * width_);
     if (resident_) {
       backend_->ResidentBagGradToUnique(pooled_grad + size_t{t} * width_, stride, width_, bags, pooling_,
                                         grads.data());
-    } else if (bag_of_.empty() || bag_of_[t] == nullptr) {
-      backend_->BagGradToUnique(pooled_grad + size_t{t} * width_, stride, width_, bags, pooling_, grads.data());
     } else {
-      // Per tuple first (its samples in ascending order), then to rows.
-      tuple_grad_.resize(bags.samples * width_);
-      gpu::HostSumRowsByIndex(pooled_grad + size_t{t} * width_, stride, width_, bag_of_[t]->data(), n,
-                               bags.samples, tuple_grad_.data(), width_);
-      backend_->BagGradToUnique(tuple_grad_.data(), width_, width_, bags, pooling_, grads.data());
+      HostRowGrads(t, pooled_grad, stride, bags, n, grads.data());
     }
     for (size_t u = 0; u < bags.unique_count; ++u) {
       const uint32_t s = bags.unique_slots[u];
@@ -207,14 +239,67 @@ double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector
   return loss;
 }
 
-void TrainerCore::ApplyRows(std::span<const oracle::RowSlot> rows, const float* sums) {
+void TrainerCore::HostRowGrads(uint32_t t, const float* pooled_grad, size_t stride, const gpu::SlotBags& bags,
+                               size_t n, float* grads) {
+  if (bag_of_.empty() || bag_of_[t] == nullptr) {
+    backend_->BagGradToUnique(pooled_grad + size_t{t} * width_, stride, width_, bags, pooling_, grads);
+    return;
+  }
+  // Per tuple first (its samples in ascending order), then to rows.
+  tuple_grad_.resize(bags.samples * width_);
+  gpu::HostSumRowsByIndex(pooled_grad + size_t{t} * width_, stride, width_, bag_of_[t]->data(), n, bags.samples,
+                           tuple_grad_.data(), width_);
+  backend_->BagGradToUnique(tuple_grad_.data(), width_, width_, bags, pooling_, grads);
+}
+
+void TrainerCore::SlotsOf(std::span<const oracle::RowSlot> rows) {
   apply_slots_.resize(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) apply_slots_[i] = rows[i].slot;
+}
+
+void TrainerCore::ApplyRows(std::span<const oracle::RowSlot> rows, const float* sums) {
+  SlotsOf(rows);
   cache_.ApplyRows(apply_slots_.data(), apply_slots_.size(), sums);
 }
 
+void TrainerCore::ApplyPrivateRows(std::span<const oracle::RowSlot> rows) {
+  for (const oracle::RowSlot& r : rows) ACTORREC_ASSERT(Touched(r.slot), "a private row is one its owner touched");
+  if (!sums_resident_) {
+    for (const oracle::RowSlot& r : rows) ApplyRow(r.slot, RowGrad(r.slot));
+    return;
+  }
+  PackResident(false, rows, &dev_private_);
+  ApplyRowsResident(rows, dev_private_.data());
+}
+
+size_t TrainerCore::PackResident(bool dense, std::span<const oracle::RowSlot> rows, gpu::Buffer* out) {
+  ACTORREC_ASSERT(sums_resident_, "PackResident packs the gradients Backward kept in the backend's memory");
+  const size_t P = dense ? model_->grads().size() : 0;
+  const size_t n = P + rows.size() * width_;
+  float* to = out->Grow(*backend_, n);
+  if (P > 0) backend_->CopyResident(to, model_->resident_grads(), P);
+  pack_index_.resize(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) pack_index_[i] = Touched(rows[i].slot) ? grad_row_[rows[i].slot] : 0;
+  if (!rows.empty()) {
+    backend_->GatherRows(dev_unique_.data(), width_, width_, pack_index_.data(), rows.size(), to + P, width_);
+  }
+  return n;
+}
+
+void TrainerCore::ApplyDenseResident(const float* summed) {
+  dense_sum_.resize(model_->grads().size());
+  if (!dense_sum_.empty()) backend_->Download(dense_sum_.data(), summed, dense_sum_.size());
+  ApplyDense(dense_sum_);
+}
+
+void TrainerCore::ApplyRowsResident(std::span<const oracle::RowSlot> rows, const float* sums) {
+  SlotsOf(rows);
+  cache_.ApplyResidentRows(apply_slots_.data(), apply_slots_.size(), sums);
+}
+
 const float* TrainerCore::RowGrad(uint32_t s) const {
-  return s < slots_ && grad_stamp_[s] == stamp_ ? grad_ptr_[s] : nullptr;
+  ACTORREC_ASSERT(!sums_resident_, "with sums in the backend's memory the row gradients are there (PackResident)");
+  return Touched(s) ? grad_ptr_[s] : nullptr;
 }
 
 void TrainerCore::PackRowGrads(std::span<const oracle::RowSlot> rows, std::vector<float>* out) const {

@@ -105,8 +105,36 @@ class TrainerCore {
   double Backward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
                   float grad_scale, const std::vector<oracle::BagGroup>& groups);
 
-  // After Backward: this slice's gradient of the row in slot s (width()
-  // floats), or nullptr when the slice did not touch it.
+  // ---- Sums in the backend's memory (docs/gpu.md "Sums in the backend's
+  // memory"). The actor pipeline turns this on when its collective sums
+  // buffers of the backend's memory (the shared-device and NCCL
+  // collectives) and the backend's memory is a device's: from then on
+  // Backward leaves this slice's row gradients and dense gradient in the
+  // backend's memory only (no host copy: RowGrad, PackRowGrads and
+  // dense_grads' values are not there), PackResident packs them there,
+  // and the summed gradients are applied from there. No effect on a host
+  // backend (the CPU's: everything stays as it was).
+  void KeepSumsResident(bool on);
+  bool sums_resident() const { return sums_resident_; }
+  // After Backward: whether the slice touched the row in slot s.
+  bool Touched(uint32_t s) const { return s < slots_ && grad_stamp_[s] == stamp_; }
+  // After Backward: the row optimizer on each of `rows` (every one Touched)
+  // with this slice's own gradient: the private rows, which no other
+  // trainer updates.
+  void ApplyPrivateRows(std::span<const oracle::RowSlot> rows);
+  // After Backward, with sums_resident(): into `out` (grown, the backend's
+  // memory), the dense gradient (when `dense`) then each of `rows`'
+  // gradient, −0.0f for a row this slice did not touch: PackRowGrads'
+  // layout, packed on the backend (CopyResident, GatherRows). Returns the
+  // floats packed.
+  size_t PackResident(bool dense, std::span<const oracle::RowSlot> rows, gpu::Buffer* out);
+  // ApplyDense and ApplyRows with the sums in the backend's memory (the
+  // dense part comes down for the host's optimizer step).
+  void ApplyDenseResident(const float* summed);
+  void ApplyRowsResident(std::span<const oracle::RowSlot> rows, const float* sums);
+
+  // After Backward (not with sums_resident()): this slice's gradient of the
+  // row in slot s (width() floats), or nullptr when the slice did not touch it.
   const float* RowGrad(uint32_t s) const;
   // After Backward: RowGrad of each of `rows` appended to *out, −0.0f for a
   // row this slice did not touch (the identity of the rank-order sum,
@@ -152,6 +180,21 @@ class TrainerCore {
   uint32_t slots_ = 0;
   SlotArray cache_;
   std::vector<uint32_t> apply_slots_;  // ApplyRows' slot list, kept for its capacity
+  void SlotsOf(std::span<const oracle::RowSlot> rows);  // into apply_slots_
+  // Table t's unique rows' gradients on the host, from pooled_grad in host
+  // memory (through its dedup group's tuples when it has one).
+  void HostRowGrads(uint32_t t, const float* pooled_grad, size_t stride, const gpu::SlotBags& bags, size_t n,
+                    float* grads);
+
+  // Sums in the backend's memory: the last Backward's unique rows'
+  // gradients, every table's after one row of −0.0f (row 0, what an
+  // untouched row packs), in dev_unique_ (dev_unique_rows_ rows allocated,
+  // row 0 written when it grew); slot s's at row grad_row_[s].
+  bool sums_resident_ = false;
+  gpu::Buffer dev_unique_, dev_private_;
+  size_t dev_unique_rows_ = 0;
+  std::vector<uint32_t> grad_row_, pack_index_;
+  std::vector<float> dense_sum_;  // ApplyDenseResident's download
 
   // Whether the last Forward pooled into the backend's memory (a device
   // cache and no dedup groups): its pooled values and their gradients stay

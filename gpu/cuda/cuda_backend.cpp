@@ -117,7 +117,7 @@ class CudaBackend final : public Backend {
     terms_ = Buffer();  // the moved-from temporaries free them (Free) here
     cross_gs_ = Buffer();
     if (cublas_ != nullptr) cublasDestroy(cublas_);
-    for (cudaEvent_t e : {inputs_copied_, computed_, outputs_copied_}) {
+    for (cudaEvent_t e : {inputs_copied_, computed_, outputs_copied_, finished_}) {
       if (e != nullptr) cudaEventDestroy(e);
     }
     for (cudaStream_t s : {compute_, copy_}) {
@@ -168,7 +168,7 @@ class CudaBackend final : public Backend {
     }
     // The host waits on this one: blocking, so that a waiting trainer
     // leaves its core to the other actors instead of spinning.
-    for (cudaEvent_t* e : {&outputs_copied_, &gathered_}) {
+    for (cudaEvent_t* e : {&outputs_copied_, &gathered_, &finished_}) {
       if (st.ok()) {
         st = cuda(cudaEventCreateWithFlags(e, cudaEventDisableTiming | cudaEventBlockingSync),
                   "cudaEventCreateWithFlags");
@@ -422,7 +422,9 @@ class CudaBackend final : public Backend {
   }
 
   // ---- Sums of trainers sharing this device (gpu/shared_device_collective.hpp),
-  // on the compute stream.
+  // on the compute stream. A sync scheduler's thread calls these three
+  // while the trainer's thread enqueues its next batch: they touch only the
+  // compute stream and finished_, never the staging buffers or the rings.
   void CopyResident(float* dst, const float* src, size_t floats) override {
     if (floats == 0) return;
     Check(cudaSetDevice(device_), "CopyResident", "cudaSetDevice");
@@ -437,8 +439,8 @@ class CudaBackend final : public Backend {
   // The compute stream's work so far, waited for on a blocking-sync event.
   void Finish() override {
     Check(cudaSetDevice(device_), "Finish", "cudaSetDevice");
-    Check(cudaEventRecord(outputs_copied_, compute_), "Finish", "cudaEventRecord");
-    Check(cudaEventSynchronize(outputs_copied_), "Finish", "cudaEventSynchronize");
+    Check(cudaEventRecord(finished_, compute_), "Finish", "cudaEventRecord");
+    Check(cudaEventSynchronize(finished_), "Finish", "cudaEventSynchronize");
   }
 
   // ---- The trainer's cache slots in device memory (docs/gpu.md "The cache
@@ -655,6 +657,15 @@ class CudaBackend final : public Backend {
   void ResidentBagGradToUnique(const float* pooled_grad, size_t in_stride, size_t width, const SlotBags& bags,
                                Pooling pooling, float* grad_unique) override {
     if (bags.unique_count == 0 || width == 0) return;
+    float* out = unique_grad_.Grow(*this, bags.unique_count * width);
+    ResidentRowGrads(pooled_grad, in_stride, width, bags, pooling, out);
+    Download(grad_unique, out, bags.unique_count * width);
+  }
+  // The same into device memory (grad_unique): nothing comes down, nothing
+  // waits.
+  void ResidentRowGrads(const float* pooled_grad, size_t in_stride, size_t width, const SlotBags& bags,
+                        Pooling pooling, float* out) override {
+    if (bags.unique_count == 0 || width == 0) return;
     cuda::BuildBagCsr(bags.inverse, bags.offsets, bags.samples, bags.unique_count, &csr_);
     const size_t unique = bags.unique_count, positions = csr_.sample_of.size();
     Layout layout;
@@ -666,13 +677,11 @@ class CudaBackend final : public Backend {
     std::memcpy(args.Host<uint32_t>(at_start), csr_.row_start.data(), (unique + 1) * sizeof(uint32_t));
     std::memcpy(args.Host<uint32_t>(at_sample), csr_.sample_of.data(), positions * sizeof(uint32_t));
     SendArgs(args, "ResidentBagGradToUnique");
-    float* out = unique_grad_.Grow(*this, unique * width);
     Check(cuda::LaunchBagGradToUnique(pooled_grad, in_stride, width, args.Device<uint32_t>(at_offsets),
                                       args.Device<uint32_t>(at_start), args.Device<uint32_t>(at_sample), unique,
                                       pooling == Pooling::kMean, out, compute_),
           "ResidentBagGradToUnique", "LaunchBagGradToUnique");
     ReleaseArgs(args, "ResidentBagGradToUnique");
-    Download(grad_unique, out, unique * width);
   }
 
   // The slots and their gradients up through the argument ring, the row
@@ -681,17 +690,30 @@ class CudaBackend final : public Backend {
   // event, a download, runs after it; docs/gpu.md "Who waits for what").
   void ApplyRowUpdate(float* rows, size_t row_stride, const uint32_t* slots, size_t n, const float* grads,
                       const RowUpdate& u) override {
+    RowUpdateFrom(rows, row_stride, slots, n, grads, false, u);
+  }
+  // The same with the summed gradients in device memory: only the slots go up.
+  void ApplyResidentRowUpdate(float* rows, size_t row_stride, const uint32_t* slots, size_t n, const float* grads,
+                              const RowUpdate& u) override {
+    RowUpdateFrom(rows, row_stride, slots, n, grads, true, u);
+  }
+
+ private:
+  // ApplyRowUpdate's body: grads on the host (staged through the argument
+  // ring with the slots) or, resident, read where they are.
+  void RowUpdateFrom(float* rows, size_t row_stride, const uint32_t* slots, size_t n, const float* grads,
+                     bool resident, const RowUpdate& u) {
     if (n == 0) return;
     const float* table = u.kind == RowUpdateKind::kAdam ? AdamTable(u) : nullptr;
     Layout layout;
     const size_t at_slots = layout.Add(n * sizeof(uint32_t));
-    const size_t at_grads = layout.Add(n * u.width * sizeof(float));
+    const size_t at_grads = resident ? 0 : layout.Add(n * u.width * sizeof(float));
     const ArgSpan args = StageArgs(layout.end, "ApplyRowUpdate");
     std::memcpy(args.Host<uint32_t>(at_slots), slots, n * sizeof(uint32_t));
-    std::memcpy(args.Host<float>(at_grads), grads, n * u.width * sizeof(float));
+    if (!resident) std::memcpy(args.Host<float>(at_grads), grads, n * u.width * sizeof(float));
     SendArgs(args, "ApplyRowUpdate");
-    const cuda::RowBatch batch{rows, row_stride, args.Device<uint32_t>(at_slots), args.Device<float>(at_grads), n,
-                               u.width};
+    const cuda::RowBatch batch{rows, row_stride, args.Device<uint32_t>(at_slots),
+                               resident ? grads : args.Device<float>(at_grads), n, u.width};
     cudaError_t err = cudaSuccess;
     switch (u.kind) {
       case RowUpdateKind::kSgd: err = cuda::LaunchRowSgd(batch, u.lr, compute_); break;
@@ -919,6 +941,9 @@ class CudaBackend final : public Backend {
   std::string device_name_, describe_;
   cudaStream_t compute_ = nullptr, copy_ = nullptr;
   cudaEvent_t inputs_copied_ = nullptr, computed_ = nullptr, outputs_copied_ = nullptr;
+  // Finish's own: a sync scheduler's thread calls it (AllReduceResident)
+  // while the trainer's thread records outputs_copied_.
+  cudaEvent_t finished_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   void* workspace_ = nullptr;
   void* device_buffer_ = nullptr;

@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "gpu/backend.hpp"
 #include "gpu/cuda/rank_sum_kernels.cuh"
 
 namespace actorrec::gpu {
@@ -119,6 +120,22 @@ class NcclCollective final : public Collective {
       CheckCuda(cudaMemcpyAsync(host_, send_, bytes, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync (device to host)");
       WaitStream("the all-reduce's stream");
       std::memcpy(data, host_, bytes);
+    });
+  }
+
+  // Device pointers: the backend's work so far finished (its buffer
+  // written), then the all-gather reads `data` where it is and the kernel
+  // sums into it, with no host staging. The backend's later ops run after
+  // this returns, when the stream is done. Host memory: AllReduceRankOrder.
+  Status AllReduceResident(Backend& backend, float* data, size_t n) override {
+    if (!backend.device_memory()) return AllReduceRankOrder(data, n);
+    return Run("all-reduce of " + std::to_string(n) + " floats of device memory", [&] {
+      if (n == 0) return;
+      Reserve(n);
+      backend.Finish();
+      Nccl(ncclAllGather(data, gathered_, n, ncclFloat, comm_, stream_), "ncclAllGather");
+      CheckCuda(cuda::LaunchRankOrderSum(gathered_, n, size_, data, stream_), "LaunchRankOrderSum");
+      WaitStream("the all-reduce's stream");
     });
   }
 

@@ -19,19 +19,6 @@
 namespace actorrec::trainer {
 namespace {
 
-// While alive, every trainer's backend is a fake device; what each saw
-// stays here after the run has freed it.
-struct FakeDevices {
-  FakeDevices() {
-    gpu::SetBackendFactoryForTests([this]() -> std::unique_ptr<gpu::Backend> {
-      made.push_back(std::make_shared<FakeDeviceStats>());
-      return std::make_unique<FakeDeviceBackend>(made.back());
-    });
-  }
-  ~FakeDevices() { gpu::SetBackendFactoryForTests({}); }
-  std::vector<std::shared_ptr<FakeDeviceStats>> made;
-};
-
 uint64_t PipelineDigest(const Case& c) {
   const config::Config cfg = config::ParseConfig(ConfigText(c), "device_cache.toml");
   PipelineRun::Options options;
@@ -84,6 +71,16 @@ TEST_CASE("every mode with the cache slots in a device's memory equals the CPU b
         for (const auto& f : fakes.made) {
           CHECK(f->errors.empty());
           CHECK(f->scatters.load() > 0);
+          // The sums ran in the fakes' memory (docs/gpu.md "Sums in the
+          // backend's memory"): the row gradients computed there and never
+          // brought down, the summed rows applied from there, and with two
+          // trainers every sum through the shared-device collective (whose
+          // copies and sums the fake checks are of fakes' memory).
+          CHECK(f->resident_row_grads.load() > 0);
+          CHECK(f->resident_bag_grads.load() == 0);
+          if (c.mode != "no_cache") CHECK(f->resident_row_updates.load() > 0);
+          CHECK(f->row_updates.load() == 0);
+          if (w > 1) CHECK(f->rank_sums.load() > 0);
         }
       }
       CHECK(pipeline == cpu);

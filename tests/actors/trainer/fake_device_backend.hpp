@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "gpu/backend.hpp"
+#include "gpu/backend_select.hpp"
 
 namespace actorrec::trainer {
 
@@ -45,6 +46,10 @@ struct FakeDeviceStats {
   // (ResidentPoolSlots, ResidentBagGradToUnique).
   std::atomic<int> host_pools{0}, host_bag_grads{0}, resident_pools{0}, resident_bag_grads{0};
   std::atomic<int> rows_waits{0}, sync_waits{0};  // completed BeginWait/EndWait pairs
+  // Sums in the backend's memory: unique rows' gradients computed into it
+  // (ResidentRowGrads), row updates reading it (ApplyResidentRowUpdate),
+  // rank-order sums into it (RankOrderSum: the shared-device collective).
+  std::atomic<int> resident_row_grads{0}, resident_row_updates{0}, rank_sums{0};
   std::mutex mu;
   std::vector<std::string> errors;  // guarded by mu
 };
@@ -155,6 +160,27 @@ class FakeDeviceBackend final : public gpu::Backend {
     ++stats_->resident_pools;
     cpu_->PoolBySlot(rows, row_stride, width, bags, pooling, out, out_stride);
   }
+  void ResidentRowGrads(const float* g, size_t in_stride, size_t width, const gpu::SlotBags& bags,
+                        gpu::Pooling pooling, float* out) override {
+    Check(&device_, g, bags.samples == 0 ? 0 : (bags.samples - 1) * in_stride + width, true,
+          "ResidentRowGrads pooled_grad");
+    Check(&device_, out, bags.unique_count * width, true, "ResidentRowGrads out");
+    ++stats_->resident_row_grads;
+    cpu_->BagGradToUnique(g, in_stride, width, bags, pooling, out);
+  }
+  void ApplyResidentRowUpdate(float* rows, size_t row_stride, const uint32_t* slots, size_t n, const float* grads,
+                              const gpu::RowUpdate& update) override {
+    Check(&device_, rows, 1, true, "ApplyResidentRowUpdate rows");
+    Check(&device_, grads, n * update.width, true, "ApplyResidentRowUpdate grads");
+    ++stats_->resident_row_updates;
+    gpu::Backend::ApplyRowUpdate(rows, row_stride, slots, n, grads, update);
+  }
+  void GatherRows(const float* src, size_t src_stride, size_t width, const uint32_t* index, size_t n, float* out,
+                  size_t out_stride) override {
+    Check(&device_, src, 1, true, "GatherRows src");
+    Check(&device_, out, n == 0 ? 0 : (n - 1) * out_stride + width, true, "GatherRows out");
+    gpu::HostGatherRows(src, src_stride, width, index, n, out, out_stride);
+  }
   void ApplyRowUpdate(float* rows, size_t row_stride, const uint32_t* slots, size_t n, const float* grads,
                       const gpu::RowUpdate& update) override {
     Check(&device_, rows, 1, true, "ApplyRowUpdate rows");
@@ -164,15 +190,17 @@ class FakeDeviceBackend final : public gpu::Backend {
   }
 
   // Sums of trainers sharing one device: the destination in this fake's
-  // memory (the source may be another rank's fake).
+  // memory, the source in some fake's (another rank's, in the
+  // shared-device collective).
   void CopyResident(float* dst, const float* src, size_t floats) override {
     Check(&device_, dst, floats, true, "CopyResident dst");
-    Check(&pinned_, src, 1, false, "CopyResident src (pinned memory)");
+    if (floats > 0 && !InSomeFake(src, floats)) Error("CopyResident src: not in any fake's memory");
     gpu::Backend::CopyResident(dst, src, floats);
   }
   void RankOrderSum(const float* gathered, size_t n, uint32_t ranks, float* out) override {
     Check(&device_, gathered, n * ranks, true, "RankOrderSum gathered");
     Check(&device_, out, n, true, "RankOrderSum out");
+    ++stats_->rank_sums;
     gpu::Backend::RankOrderSum(gathered, n, ranks, out);
   }
 
@@ -199,6 +227,10 @@ class FakeDeviceBackend final : public gpu::Backend {
     float* p = new float[floats == 0 ? 1 : floats];
     std::lock_guard<std::mutex> lock(mu_);
     (*memory)[p] = floats;
+    if (memory == &device_) {
+      std::lock_guard<std::mutex> all(AllMutex());
+      AllDevice()[p] = floats;
+    }
     return p;
   }
   void Untrack(Memory* memory, float* p, const char* what) {
@@ -206,8 +238,29 @@ class FakeDeviceBackend final : public gpu::Backend {
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (memory->erase(p) == 0) Error(std::string(what) + " of memory not allocated there");
+      if (memory == &device_) {
+        std::lock_guard<std::mutex> all(AllMutex());
+        AllDevice().erase(p);
+      }
     }
     delete[] p;
+  }
+  // Every fake's device memory in this process (the ranks of a
+  // shared-device collective read each other's).
+  static Memory& AllDevice() {
+    static Memory all;
+    return all;
+  }
+  static std::mutex& AllMutex() {
+    static std::mutex mu;
+    return mu;
+  }
+  static bool InSomeFake(const float* p, size_t floats) {
+    std::lock_guard<std::mutex> lock(AllMutex());
+    auto it = AllDevice().upper_bound(p);
+    if (it == AllDevice().begin()) return false;
+    --it;
+    return p >= it->first && p + floats <= it->first + it->second;
   }
   // Whether [p, p + floats) lies in one allocation of `memory` (inside) or
   // outside all of them (!inside); else an error naming `what`.
@@ -250,6 +303,21 @@ class FakeDeviceBackend final : public gpu::Backend {
   // The fake clock (the trainer's thread only, as a compute stream's).
   bool open_[2] = {false, false};
   gpu::StreamWaits taken_;
+};
+
+// While alive, every backend a run makes (gpu::SetBackendFactoryForTests)
+// is a fake device; what each saw stays here after the run has freed it.
+struct FakeDevices {
+  FakeDevices() {
+    gpu::SetBackendFactoryForTests([this]() -> std::unique_ptr<gpu::Backend> {
+      made.push_back(std::make_shared<FakeDeviceStats>());
+      return std::make_unique<FakeDeviceBackend>(made.back());
+    });
+  }
+  ~FakeDevices() { gpu::SetBackendFactoryForTests({}); }
+  FakeDevices(const FakeDevices&) = delete;
+  FakeDevices& operator=(const FakeDevices&) = delete;
+  std::vector<std::shared_ptr<FakeDeviceStats>> made;
 };
 
 }  // namespace actorrec::trainer

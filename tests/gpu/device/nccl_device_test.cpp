@@ -4,7 +4,9 @@
 // two ranks on two devices, whose all-reduce must equal the CPU's rank-order
 // sum (the shared-memory collective) bit for bit. Each test returns early,
 // with a warning, when what it needs is absent (no device, no NCCL in the
-// build, one GPU). Written for gpu_device_tests; built, not yet run on a GPU.
+// build, one GPU). AllReduceResident (the trainers' sums in device memory)
+// on each rank's CUDA backend, with 1 rank and, where two GPUs exist, 2.
+// Written for gpu_device_tests; built, not yet run on a GPU.
 #include <catch2/catch.hpp>
 
 #include <cuda_runtime.h>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "gpu/cuda/rank_sum_kernels.cuh"
+#include "gpu/cuda_backend.hpp"
 #include "gpu/cuda/rank_sum_ops.hpp"
 #include "gpu/nccl_collective.hpp"
 #include "tests/gpu/rank_threads.hpp"
@@ -136,6 +139,52 @@ TEST_CASE("two NCCL ranks on two GPUs sum bitwise as the CPU's rank-order sum", 
       CHECK(SameBits(got[r][k], testing::SharedMemoryRankOrderSum(w, kSizes[k] + 5, kSizes[k])));
     }
     CHECK(SameBits(broadcast[r], Inputs(77, 1, 1000)));
+  }
+}
+
+TEST_CASE("NCCL's resident all-reduce sums device buffers in place as the CPU's rank-order sum", "[gpu-device]") {
+  if (Devices() == 0 || !NcclSupport().ok()) {
+    WARN("no usable CUDA device or no NCCL in this build: the resident NCCL all-reduce is not checked");
+    return;
+  }
+  for (uint32_t w : {1u, 2u}) {
+    if (w > static_cast<uint32_t>(Devices())) {
+      WARN("one usable CUDA device: the 2-rank resident NCCL all-reduce is not checked");
+      continue;
+    }
+    auto store = MakeInProcessStore();
+    const std::string prefix = testing::UniquePrefix();
+    std::vector<std::vector<std::vector<float>>> got(w);
+    std::vector<Status> calls(w);
+    const auto connected = testing::RunRanks(
+        w, [&](uint32_t r) { return ConnectNccl(Group(r, w, store, prefix)); },
+        [&](uint32_t r, Collective& c) {
+          auto backend = MakeCudaBackend(static_cast<int>(r));
+          if (!backend.ok()) {
+            calls[r] = backend.status();
+            return;
+          }
+          Backend& be = **backend;
+          for (size_t n : {size_t{1}, size_t{4097}, size_t{0}, size_t{100003}}) {
+            std::vector<float> x = Inputs(n + 9, r, n);
+            float* on = be.Allocate(n);
+            be.Upload(on, x.data(), n);
+            if (Status st = c.AllReduceResident(be, on, n); !st.ok() && calls[r].ok()) calls[r] = st;
+            be.Download(x.data(), on, n);
+            be.Free(on);
+            got[r].push_back(std::move(x));
+          }
+        });
+    for (uint32_t r = 0; r < w; ++r) {
+      INFO("W " << w << ", rank " << r << ": " << connected[r].message() << " " << calls[r].message());
+      REQUIRE(connected[r].ok());
+      REQUIRE(calls[r].ok());
+      size_t k = 0;
+      for (size_t n : {size_t{1}, size_t{4097}, size_t{0}, size_t{100003}}) {
+        INFO("n " << n);
+        CHECK(SameBits(got[r][k++], testing::SharedMemoryRankOrderSum(w, n + 9, n)));
+      }
+    }
   }
 }
 
