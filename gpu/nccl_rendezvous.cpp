@@ -40,14 +40,34 @@ Status Put(gloo::rendezvous::Store& store, const std::string& key, const std::ve
 }  // namespace
 
 NcclReadiness NcclReadinessOf(const Status& nccl_support, bool backend_cuda, const std::string& backend_line,
-                              size_t trainers_in_process) {
+                              const std::vector<RankDevice>& process_ranks) {
   if (!nccl_support.ok()) return {false, nccl_support.message()};
   if (!backend_cuda) return {false, "its trainers run the CPU backend (" + backend_line + ")"};
-  if (trainers_in_process > 1) {
-    return {false, "its process hosts " + std::to_string(trainers_in_process) +
-                       " trainers, which share device 0, and NCCL refuses two ranks on one GPU"};
+  if (const std::string shared = SharedDeviceOf(process_ranks); !shared.empty()) {
+    return {false, "its process hosts " + std::to_string(process_ranks.size()) + " trainers on CUDA devices " +
+                       DeviceList(process_ranks) + ": " + shared +
+                       ", and NCCL refuses two ranks on one GPU (training.devices: one device per trainer)"};
   }
   return {true, ""};
+}
+
+Status CheckProcessRanks(uint32_t size, const std::vector<RankDevice>& ranks) {
+  if (ranks.empty()) return Status::InvalidArgument("nccl: no rank to connect");
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i].rank >= size) {
+      return Status::InvalidArgument("nccl: rank " + std::to_string(ranks[i].rank) + " is not in a group of size " +
+                                     std::to_string(size));
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (ranks[j].rank == ranks[i].rank) {
+        return Status::InvalidArgument("nccl: rank " + std::to_string(ranks[i].rank) + " is listed twice");
+      }
+    }
+  }
+  if (const std::string shared = SharedDeviceOf(ranks); !shared.empty()) {
+    return Status::InvalidArgument("nccl: " + shared + ", and NCCL refuses two ranks on one GPU");
+  }
+  return Status::Ok();
 }
 
 Status CheckNcclRequest(const NcclReadiness& readiness, const std::string& config_path) {

@@ -24,8 +24,10 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "base/status.hpp"
+#include "gpu/device_assignment.hpp"
 
 namespace gloo::rendezvous {
 class Store;
@@ -45,12 +47,18 @@ struct NcclReadiness {
 };
 
 // A rank is ready when the build has NCCL (`nccl_support` ok), its trainer
-// runs the CUDA backend, and it is the only trainer of its process: NCCL
-// refuses two ranks on one GPU, and every trainer of a process shares
-// device 0 (docs/gpu.md). `backend_line` names the backend and why it was
-// chosen (BackendChoice::Line), for the reason.
+// runs the CUDA backend, and every trainer of its process
+// (`process_ranks`: each rank it hosts and that rank's device,
+// gpu/device_assignment.hpp) is on a device of its own: NCCL refuses two
+// ranks on one GPU. `backend_line` names the backend and why it was chosen
+// (BackendChoice::Line), for the reason.
 NcclReadiness NcclReadinessOf(const Status& nccl_support, bool backend_cuda, const std::string& backend_line,
-                              size_t trainers_in_process);
+                              const std::vector<RankDevice>& process_ranks);
+
+// The ranks one process connects together (ConnectNccl, ConnectNcclRanks):
+// at least one, each in [0, size) and listed once, each on a device of its
+// own. InvalidArgument naming the rank or the device.
+Status CheckProcessRanks(uint32_t size, const std::vector<RankDevice>& ranks);
 
 // cluster.collective = "nccl" asked for where this process cannot join:
 // InvalidArgument naming the key, the config file and the reason. Ok when
