@@ -7,8 +7,10 @@
 //   agreement (cluster.collective = "auto"): each rank stores whether it can
 //     join an NCCL group (NcclReadiness) under "<prefix>/nccl-ready/<rank>",
 //     then reads all W answers in rank order; every rank derives the same
-//     decision from the same W values: NCCL when all are ready, else the
-//     first rank that is not, with its reason.
+//     decision from the same W values: NCCL when all are ready and no two
+//     name the same GPU (members sharing a host both on its device 0), else
+//     the first rank that is not, or that repeats an earlier rank's GPU,
+//     with its reason.
 //   unique id: rank 0 makes the group's ncclUniqueId (its bootstrap
 //     listener lives in rank 0's process) and stores its 128 bytes under
 //     "<prefix>/nccl-id"; every other rank waits for them. A value of
@@ -44,6 +46,10 @@ using NcclUniqueIdBytes = std::array<char, kNcclUniqueIdBytes>;
 struct NcclReadiness {
   bool ready = false;
   std::string why_not;  // e.g. "this build has no NCCL", "its trainers run the CPU backend (…)"
+  // A ready rank's GPU (DeviceUuid: the same name in every process; empty:
+  // unknown) and its ordinal in the rank's process, for the agreement.
+  std::string gpu;
+  int device = 0;
 };
 
 // A rank is ready when the build has NCCL (`nccl_support` ok), its trainer

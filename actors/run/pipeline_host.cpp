@@ -16,6 +16,7 @@
 #include "actors/cache/cache_partition_actor.hpp"
 #include "actors/run/rendezvous.hpp"
 #include "actors/sync/sync_scheduler_actor.hpp"
+#include "gpu/device_probe.hpp"
 
 namespace actorrec::trainer {
 namespace {
@@ -164,8 +165,10 @@ Result<std::function<Result<std::unique_ptr<gpu::Collective>>()>> PipelineHost::
   // process's ranks are made together, in one NCCL group, by the first of
   // them to get there (gpu/process_ranks.hpp).
   const RunParts& p = *args_.parts;
-  const gpu::NcclReadiness ready =
-      gpu::NcclReadinessOf(gpu::NcclSupport(), p.backend.cuda, p.backend.Line(), p.devices);
+  gpu::NcclReadiness ready = gpu::NcclReadinessOf(gpu::NcclSupport(), p.backend.cuda, p.backend.Line(), p.devices);
+  for (const gpu::RankDevice& d : p.devices) {
+    if (ready.ready && d.rank == rank) ready.gpu = gpu::DeviceUuid(d.device), ready.device = d.device;
+  }
   if (!nccl_ranks_) {
     gpu::NcclOptions nccl;
     static_cast<gpu::GlooOptions&>(nccl) = group;

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -92,6 +93,39 @@ TEST_CASE("ranks agree on NCCL only when every trainer of every process is on a 
     if (!all_own) {
       CHECK_THAT(got[r]->why_not, Contains("rank 2: its process hosts 2 trainers on CUDA devices 1, 1: trainer "
                                            "ranks 2 and 3 share CUDA device 1"));
+    }
+  }
+}
+
+// Two members on one host each number their GPUs from 0: their readiness
+// holds each rank's GPU by its UUID (DeviceUuid), the same in every
+// process, and a GPU named by two ranks is refused on every rank.
+TEST_CASE("ranks agree on NCCL only when no two of them, in any process, name the same GPU", "[gpu]") {
+  const bool shared = GENERATE(false, true);
+  const std::vector<std::string> gpus = {"GPU-a", "GPU-b", shared ? "GPU-a" : "GPU-c", "GPU-d"};
+  auto store = MakeInProcessStore();
+  const std::string prefix = testing::UniquePrefix();
+  std::vector<Result<NcclAgreement>> got(4, Status::Unavailable("not run"));
+  std::vector<std::thread> ranks;
+  for (uint32_t r = 0; r < 4; ++r) {
+    ranks.emplace_back([&, r] {
+      const std::vector<RankDevice> process = r < 2 ? std::vector<RankDevice>{{0, 0}, {1, 1}}
+                                                    : std::vector<RankDevice>{{2, 0}, {3, 1}};
+      NcclReadiness mine = NcclReadinessOf(Status::Ok(), true, "cuda", process);
+      mine.gpu = gpus[r];
+      mine.device = static_cast<int>(r % 2);
+      got[r] = AgreeOnNccl(*store, prefix, r, 4, mine, std::chrono::milliseconds(5000));
+    });
+  }
+  for (auto& t : ranks) t.join();
+  for (uint32_t r = 0; r < 4; ++r) {
+    INFO("rank " << r);
+    REQUIRE(got[r].ok());
+    CHECK(got[r]->all_ready == !shared);
+    if (shared) {
+      CHECK(got[r]->why_not == "rank 2: its GPU GPU-a (device 0 of its process) is rank 0's too (device 0 of its "
+                               "process), and NCCL refuses two ranks on one GPU (members sharing a host: "
+                               "CUDA_VISIBLE_DEVICES or training.devices, one GPU per trainer)");
     }
   }
 }
