@@ -166,8 +166,10 @@ Result<std::function<Result<std::unique_ptr<gpu::Collective>>()>> PipelineHost::
   // them to get there (gpu/process_ranks.hpp).
   const RunParts& p = *args_.parts;
   gpu::NcclReadiness ready = gpu::NcclReadinessOf(gpu::NcclSupport(), p.backend.cuda, p.backend.Line(), p.devices);
-  for (const gpu::RankDevice& d : p.devices) {
-    if (ready.ready && d.rank == rank) ready.gpu = gpu::DeviceUuid(d.device), ready.device = d.device;
+  for (const gpu::RankDevice& d : p.devices) {  // this rank's GPU, which no other rank may share
+    if (!ready.ready || d.rank != rank) continue;
+    ready.gpu = gpu::DeviceUuid(d.device);
+    ready.device = d.device;
   }
   if (!nccl_ranks_) {
     gpu::NcclOptions nccl;
