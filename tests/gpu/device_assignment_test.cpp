@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,6 +20,24 @@
 namespace actorrec::gpu {
 
 using Catch::Matchers::Contains;
+
+namespace {
+
+// Four ranks as threads, each stating readiness(rank), agree on NCCL.
+std::vector<Result<NcclAgreement>> AgreeFour(const std::function<NcclReadiness(uint32_t)>& readiness) {
+  auto store = MakeInProcessStore();
+  const std::string prefix = testing::UniquePrefix();
+  std::vector<Result<NcclAgreement>> got(4, Status::Unavailable("not run"));
+  std::vector<std::thread> ranks;
+  for (uint32_t r = 0; r < 4; ++r) {
+    ranks.emplace_back(
+        [&, r] { got[r] = AgreeOnNccl(*store, prefix, r, 4, readiness(r), std::chrono::milliseconds(5000)); });
+  }
+  for (auto& t : ranks) t.join();
+  return got;
+}
+
+}  // namespace
 
 TEST_CASE("without training.devices trainer k of a process runs on device k mod the devices it sees", "[gpu]") {
   CHECK(AssignDevices({}, 1, 3, "c.toml").value() == std::vector<int>{0, 0, 0});
@@ -75,17 +94,8 @@ TEST_CASE("ranks agree on NCCL only when every trainer of every process is on a 
   const std::vector<RankDevice> first = {{0, 0}, {1, 1}};
   const std::vector<RankDevice> second = {{2, second_devices[0]}, {3, second_devices[1]}};
   const bool all_own = second_devices[0] != second_devices[1];
-  auto store = MakeInProcessStore();
-  const std::string prefix = testing::UniquePrefix();
-  std::vector<Result<NcclAgreement>> got(4, Status::Unavailable("not run"));
-  std::vector<std::thread> ranks;
-  for (uint32_t r = 0; r < 4; ++r) {
-    ranks.emplace_back([&, r] {
-      const NcclReadiness mine = NcclReadinessOf(Status::Ok(), true, "cuda", r < 2 ? first : second);
-      got[r] = AgreeOnNccl(*store, prefix, r, 4, mine, std::chrono::milliseconds(5000));
-    });
-  }
-  for (auto& t : ranks) t.join();
+  const auto got =
+      AgreeFour([&](uint32_t r) { return NcclReadinessOf(Status::Ok(), true, "cuda", r < 2 ? first : second); });
   for (uint32_t r = 0; r < 4; ++r) {
     INFO("rank " << r);
     REQUIRE(got[r].ok());
@@ -103,21 +113,14 @@ TEST_CASE("ranks agree on NCCL only when every trainer of every process is on a 
 TEST_CASE("ranks agree on NCCL only when no two of them, in any process, name the same GPU", "[gpu]") {
   const bool shared = GENERATE(false, true);
   const std::vector<std::string> gpus = {"GPU-a", "GPU-b", shared ? "GPU-a" : "GPU-c", "GPU-d"};
-  auto store = MakeInProcessStore();
-  const std::string prefix = testing::UniquePrefix();
-  std::vector<Result<NcclAgreement>> got(4, Status::Unavailable("not run"));
-  std::vector<std::thread> ranks;
-  for (uint32_t r = 0; r < 4; ++r) {
-    ranks.emplace_back([&, r] {
-      const std::vector<RankDevice> process = r < 2 ? std::vector<RankDevice>{{0, 0}, {1, 1}}
-                                                    : std::vector<RankDevice>{{2, 0}, {3, 1}};
-      NcclReadiness mine = NcclReadinessOf(Status::Ok(), true, "cuda", process);
-      mine.gpu = gpus[r];
-      mine.device = static_cast<int>(r % 2);
-      got[r] = AgreeOnNccl(*store, prefix, r, 4, mine, std::chrono::milliseconds(5000));
-    });
-  }
-  for (auto& t : ranks) t.join();
+  const auto got = AgreeFour([&](uint32_t r) {
+    const std::vector<RankDevice> process = r < 2 ? std::vector<RankDevice>{{0, 0}, {1, 1}}
+                                                  : std::vector<RankDevice>{{2, 0}, {3, 1}};
+    NcclReadiness mine = NcclReadinessOf(Status::Ok(), true, "cuda", process);
+    mine.gpu = gpus[r];
+    mine.device = static_cast<int>(r % 2);
+    return mine;
+  });
   for (uint32_t r = 0; r < 4; ++r) {
     INFO("rank " << r);
     REQUIRE(got[r].ok());
