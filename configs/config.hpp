@@ -200,6 +200,10 @@ struct TrainingConfig {
   uint64_t cache_rows = 65536;       // cache slots per trainer, > 0
   uint64_t eval_every = 0;           // batches between evaluations, 0 = at the end
   std::string backend = "auto";      // auto | cpu | cuda
+  // CUDA devices of a process's trainers: its k-th trainer runs on
+  // devices[k mod size] (gpu/device_assignment.hpp); empty: every device
+  // the process sees, round-robin. Distinct ordinals; unused on the CPU.
+  std::vector<int> devices;
   std::string metrics_file;          // default "<output_dir>/metrics.jsonl"
 };
 

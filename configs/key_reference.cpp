@@ -239,6 +239,8 @@ const Meaning kMeanings[] = {
      "Batches between evaluations; 0 evaluates once, at the end."},
     {"training", "backend", [](const Config& c) { return Text(c.training.backend); },
      "The compute backend: auto uses a usable CUDA GPU, else the CPU; cuda without one is an error naming the reason."},
+    {"training", "devices", [](const Config&) { return std::string("every device, round-robin"); },
+     "CUDA backend: the devices of a process's trainers, its k-th trainer on devices[k mod size] (e.g. [0, 1]); each listed once and seen by the process (CUDA_VISIBLE_DEVICES numbers them from 0). Without it, trainer k on device k mod the devices the process sees. Trainers each on a device of their own can sum over NCCL (cluster.collective); trainers sharing one run as stream sets on it. Unused on the CPU."},
     {"training", "metrics_file", [](const Config&) { return std::string("<run.output_dir>/metrics.jsonl"); },
      "One JSON object per line: each batch, evaluation and the summary."},
     // [cluster]
@@ -255,7 +257,7 @@ const Meaning kMeanings[] = {
     {"cluster", "join_timeout_ms", [](const Config& c) { return Int(c.cluster.join_timeout_ms); },
      "How long start-up waits for every member to join."},
     {"cluster", "collective", [](const Config& c) { return Text(c.cluster.collective); },
-     "How trainer processes sum gradients: tls (mutual TLS keyed by the secret), gloo (plain TCP), nccl (between GPUs: every trainer process runs the CUDA backend and hosts one trainer, else refused naming the reason) or auto (nccl where every trainer rank can, else tls). gloo and nccl are unauthenticated: a trusted network only, and they log a warning. Same bits every way. Trainers of one process sum through shared memory whatever this says."},
+     "How trainer processes sum gradients: tls (mutual TLS keyed by the secret), gloo (plain TCP), nccl (between GPUs: every trainer runs the CUDA backend on a device of its own, else refused naming the reason and the devices) or auto (nccl where every trainer rank can, else tls). gloo and nccl are unauthenticated: a trusted network only, and they log a warning. Same bits every way. Trainers of one process sum through shared memory, or over NCCL with nccl or auto when each is on a GPU of its own (training.devices)."},
     {"cluster", "max_restarts", [](const Config& c) { return Int(c.cluster.max_restarts); },
      "Above 0, `actorrec node` runs its member in a worker process and restarts it when it dies (SIGKILL, a crash), at most this many times; the cluster then resumes from its newest snapshot and ends with the same parameters. 0: a lost member ends the run (exit 3)."},
     {"cluster", "restart_backoff_ms", [](const Config& c) { return Int(c.cluster.restart_backoff_ms); },

@@ -26,6 +26,9 @@ constexpr int64_t kMaxTableRows = UINT32_MAX;
 // training.cache_rows of them. What fits in memory is checked apart
 // (memory_check.hpp).
 constexpr int64_t kMaxCacheRows = INT32_MAX;
+// training.devices: a CUDA device ordinal above this is a typo (the largest
+// machines hold 16 GPUs; 255 leaves room without accepting garbage).
+constexpr int64_t kMaxDeviceOrdinal = 255;
 
 // Sets *out from an optional reading, keeping the default when absent or invalid.
 template <class T, class U>
@@ -587,10 +590,28 @@ void ReadTraining(TableReader& t, TrainingConfig* tr) {
   Assign(t.Int("cache_rows", 1, kMaxCacheRows), &tr->cache_rows);
   Assign(t.Int("eval_every", 0), &tr->eval_every);
   if (auto backend = t.Choice("backend", kBackends)) tr->backend = kBackends[*backend];
+  // Device ordinals as the CUDA runtime numbers them; whether each exists
+  // is known only at start-up (gpu::AssignDevices).
+  if (auto devices = t.IntArray("devices", 0, kMaxDeviceOrdinal, kMaxDeviceOrdinal + 1)) {
+    for (size_t i = 0; i < devices->size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if ((*devices)[j] == (*devices)[i]) {
+          t.Fail("devices", "device " + std::to_string((*devices)[i]) + " is listed twice (entries " +
+                                std::to_string(j) + " and " + std::to_string(i) +
+                                "); list each device once: trainers wrap round the list (the k-th on devices[k mod "
+                                "size]), so more trainers than devices share them");
+          devices.reset();
+          break;
+        }
+      }
+      if (!devices) break;
+    }
+    if (devices) tr->devices.assign(devices->begin(), devices->end());
+  }
   Assign(t.String("metrics_file"), &tr->metrics_file);
   static constexpr std::string_view kKeys[] = {"mode",       "batch_size", "epochs",
                                                "max_batches", "lookahead", "cache_rows",
-                                               "eval_every", "backend",   "metrics_file"};
+                                               "eval_every", "backend",   "devices",   "metrics_file"};
   t.Finish(kKeys);
 }
 

@@ -1,5 +1,6 @@
 #include "gpu/backend_select.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 
@@ -12,7 +13,7 @@ namespace {
 
 constexpr char kUseCpu[] = "; set training.backend = \"cpu\" (or \"auto\") to train on the CPU";
 
-BackendChoice CpuChoice(std::string note) { return {false, 0, MakeCpuBackend()->name(), std::move(note)}; }
+BackendChoice CpuChoice(std::string note) { return {false, 0, 0, MakeCpuBackend()->name(), std::move(note)}; }
 
 std::atomic<int> probes{0};
 
@@ -45,6 +46,7 @@ Probed& ProbeOnce() {
     }
     p.trial = std::move(backend).value();
     p.answer.name = p.trial->name();
+    p.answer.devices = probe.cuda_devices;
     return p;
   }());
   return probed;
@@ -75,12 +77,13 @@ Result<BackendChoice> ChooseFor(std::string_view requested, const DeviceAnswer& 
         std::string(kUseCpu));
   }
   if (!device.name.empty()) {
+    const int count = std::max(device.devices, 1);
     if (model.device_resident) {
-      return BackendChoice{true, 0, device.name,
+      return BackendChoice{true, 0, count, device.name,
                            required ? "" : "training.backend = auto: " + model.model + " runs device-resident"};
     }
     if (required) {
-      return BackendChoice{true, 0, device.name,
+      return BackendChoice{true, 0, count, device.name,
                            model.model + " is not device-resident yet: its GEMMs and pooling run staged (docs/gpu.md)"};
     }
     return CpuChoice("training.backend = auto: " + model.model +

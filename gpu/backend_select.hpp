@@ -19,7 +19,8 @@ namespace actorrec::gpu {
 
 struct BackendChoice {
   bool cuda = false;
-  int device = 0;     // CUDA: every trainer of the process shares device 0
+  int device = 0;        // CUDA: the device MakeBackend uses (RunParts sets each trainer's: AssignDevices)
+  int device_count = 0;  // CUDA: the devices this process sees
   std::string name;   // the backend's name() (device, versions; or the CPU sgemm)
   std::string note;   // why `auto` chose as it did, or how `cuda` runs the model; else empty
   // For start-up lines: the name, then the note.
@@ -51,6 +52,7 @@ struct DeviceAnswer {
   bool cuda_built = false;
   std::string name;  // device 0's backend name(), empty when unusable
   std::string why;   // why it is unusable
+  int devices = 0;   // the devices the CUDA runtime reports (at least 1 where name is set)
 };
 Result<BackendChoice> ChooseFor(std::string_view requested, const DeviceAnswer& device, const ModelResidency& model);
 

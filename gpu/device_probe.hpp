@@ -16,4 +16,11 @@ struct DeviceProbe {
 // answers cudaErrorInsufficientDriver, which means "use the CPU").
 DeviceProbe ProbeDevices();
 
+// A name of CUDA device `device` that no other GPU has, whichever process
+// (and CUDA_VISIBLE_DEVICES) numbers it: "GPU-" and its UUID, as
+// nvidia-smi prints it. Empty where there is none (a build without CUDA, no
+// such device): the NCCL agreement then cannot tell GPUs of two processes
+// apart, and NCCL's own check remains.
+std::string DeviceUuid(int device);
+
 }  // namespace actorrec::gpu

@@ -28,4 +28,21 @@ DeviceProbe ProbeDevices() {
   return probe;
 }
 
+std::string DeviceUuid(int device) {
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky error for later callers
+    return "";
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string uuid = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) uuid += '-';
+    const auto byte = static_cast<unsigned char>(prop.uuid.bytes[i]);
+    uuid += kHex[byte >> 4];
+    uuid += kHex[byte & 15];
+  }
+  return uuid;
+}
+
 }  // namespace actorrec::gpu

@@ -37,6 +37,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "base/status.hpp"
 #include "gpu/collectives.hpp"
@@ -63,6 +64,21 @@ Result<NcclUniqueIdBytes> MakeNcclUniqueId();
 // timeout passes): rank 0 makes the id, the others get it through
 // options.store (size 1 needs no store). NotSupported without NCCL;
 // Unavailable naming the rank, device and NCCL's or CUDA's reason.
+// ConnectNcclRanks with one rank.
 Result<std::unique_ptr<Collective>> ConnectNccl(const NcclOptions& options);
+
+// Several ranks of one process, each on a device of its own, connected
+// together, as NCCL requires of one thread creating several ranks: in one
+// group (ncclGroupStart; per rank cudaSetDevice and ncclCommInitRankConfig;
+// ncclGroupEnd), then every communicator waited for. `group` gives the
+// size, timeout, store and prefix (its rank and device are not used). The
+// id is made here when `ranks` is the whole group (no store needed), else
+// shared through the store by the lowest of `ranks` (made there when that
+// is rank 0). One collective per entry of `ranks`, in that order; each is
+// then used by one thread at a time, as every Collective. InvalidArgument
+// when CheckProcessRanks refuses `ranks`; NotSupported without NCCL;
+// Unavailable naming the ranks, their devices and NCCL's or CUDA's reason.
+Result<std::vector<std::unique_ptr<Collective>>> ConnectNcclRanks(const NcclOptions& group,
+                                                                  const std::vector<RankDevice>& ranks);
 
 }  // namespace actorrec::gpu

@@ -14,4 +14,8 @@ Result<NcclUniqueIdBytes> MakeNcclUniqueId() { return NcclSupport(); }
 
 Result<std::unique_ptr<Collective>> ConnectNccl(const NcclOptions&) { return NcclSupport(); }
 
+Result<std::vector<std::unique_ptr<Collective>>> ConnectNcclRanks(const NcclOptions&, const std::vector<RankDevice>&) {
+  return NcclSupport();
+}
+
 }  // namespace actorrec::gpu

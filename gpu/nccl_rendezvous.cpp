@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <exception>
+#include <map>
+#include <utility>
 #include <vector>
 
 namespace actorrec::gpu {
@@ -40,14 +42,34 @@ Status Put(gloo::rendezvous::Store& store, const std::string& key, const std::ve
 }  // namespace
 
 NcclReadiness NcclReadinessOf(const Status& nccl_support, bool backend_cuda, const std::string& backend_line,
-                              size_t trainers_in_process) {
+                              const std::vector<RankDevice>& process_ranks) {
   if (!nccl_support.ok()) return {false, nccl_support.message()};
   if (!backend_cuda) return {false, "its trainers run the CPU backend (" + backend_line + ")"};
-  if (trainers_in_process > 1) {
-    return {false, "its process hosts " + std::to_string(trainers_in_process) +
-                       " trainers, which share device 0, and NCCL refuses two ranks on one GPU"};
+  if (const std::string shared = SharedDeviceOf(process_ranks); !shared.empty()) {
+    return {false, "its process hosts " + std::to_string(process_ranks.size()) + " trainers on CUDA devices " +
+                       DeviceList(process_ranks) + ": " + shared +
+                       ", and NCCL refuses two ranks on one GPU (training.devices: one device per trainer)"};
   }
   return {true, ""};
+}
+
+Status CheckProcessRanks(uint32_t size, const std::vector<RankDevice>& ranks) {
+  if (ranks.empty()) return Status::InvalidArgument("nccl: no rank to connect");
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i].rank >= size) {
+      return Status::InvalidArgument("nccl: rank " + std::to_string(ranks[i].rank) + " is not in a group of size " +
+                                     std::to_string(size));
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (ranks[j].rank == ranks[i].rank) {
+        return Status::InvalidArgument("nccl: rank " + std::to_string(ranks[i].rank) + " is listed twice");
+      }
+    }
+  }
+  if (const std::string shared = SharedDeviceOf(ranks); !shared.empty()) {
+    return Status::InvalidArgument("nccl: " + shared + ", and NCCL refuses two ranks on one GPU");
+  }
+  return Status::Ok();
 }
 
 Status CheckNcclRequest(const NcclReadiness& readiness, const std::string& config_path) {
@@ -63,22 +85,37 @@ Result<NcclAgreement> AgreeOnNccl(gloo::rendezvous::Store& store, const std::str
     return Status::InvalidArgument("nccl rendezvous: rank " + std::to_string(rank) + " is not in a group of size " +
                                    std::to_string(size));
   }
-  // "1", or "0" followed by the reason.
-  const std::string text = mine.ready ? std::string("1") : "0" + mine.why_not;
+  // "1", the GPU, a tab and the device's ordinal; or "0" and the reason.
+  const std::string text = mine.ready ? "1" + mine.gpu + "\t" + std::to_string(mine.device) : "0" + mine.why_not;
   if (Status st = Put(store, ReadyKey(prefix, rank), std::vector<char>(text.begin(), text.end()), rank); !st.ok()) {
     return st;
   }
   NcclAgreement agreement{true, ""};
+  std::map<std::string, std::pair<uint32_t, std::string>> on_gpu;  // GPU -> its first rank and that rank's device
   for (uint32_t r = 0; r < size; ++r) {
     const std::string key = ReadyKey(prefix, r);
     auto got = WaitFor(store, key, timeout, rank);
     if (!got.ok()) return got.status();
-    if (got->empty() || ((*got)[0] != '1' && (*got)[0] != '0') || ((*got)[0] == '1' && got->size() != 1)) {
+    const std::string value(got->begin(), got->end());
+    const size_t tab = value.find('\t', 1);
+    if (value.empty() || (value[0] != '1' && value[0] != '0') || (value[0] == '1' && tab == std::string::npos)) {
       return Status::Corruption("nccl rendezvous on rank " + std::to_string(rank) + ": key '" + key +
                                 "' holds " + std::to_string(got->size()) + " bytes that are not a readiness answer");
     }
-    if ((*got)[0] == '0' && agreement.all_ready) {
-      agreement = {false, "rank " + std::to_string(r) + ": " + std::string(got->begin() + 1, got->end())};
+    if (!agreement.all_ready) continue;
+    if (value[0] == '0') {
+      agreement = {false, "rank " + std::to_string(r) + ": " + value.substr(1)};
+      continue;
+    }
+    const std::string gpu = value.substr(1, tab - 1), device = value.substr(tab + 1);
+    if (gpu.empty()) continue;
+    auto [first, fresh] = on_gpu.emplace(gpu, std::make_pair(r, device));
+    if (!fresh) {
+      agreement = {false, "rank " + std::to_string(r) + ": its GPU " + gpu + " (device " + device +
+                              " of its process) is rank " + std::to_string(first->second.first) + "'s too (device " +
+                              first->second.second +
+                              " of its process), and NCCL refuses two ranks on one GPU (members sharing a host: "
+                              "CUDA_VISIBLE_DEVICES or training.devices, one GPU per trainer)"};
     }
   }
   return agreement;

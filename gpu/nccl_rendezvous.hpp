@@ -7,8 +7,10 @@
 //   agreement (cluster.collective = "auto"): each rank stores whether it can
 //     join an NCCL group (NcclReadiness) under "<prefix>/nccl-ready/<rank>",
 //     then reads all W answers in rank order; every rank derives the same
-//     decision from the same W values: NCCL when all are ready, else the
-//     first rank that is not, with its reason.
+//     decision from the same W values: NCCL when all are ready and no two
+//     name the same GPU (members sharing a host both on its device 0), else
+//     the first rank that is not, or that repeats an earlier rank's GPU,
+//     with its reason.
 //   unique id: rank 0 makes the group's ncclUniqueId (its bootstrap
 //     listener lives in rank 0's process) and stores its 128 bytes under
 //     "<prefix>/nccl-id"; every other rank waits for them. A value of
@@ -24,8 +26,10 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "base/status.hpp"
+#include "gpu/device_assignment.hpp"
 
 namespace gloo::rendezvous {
 class Store;
@@ -42,15 +46,25 @@ using NcclUniqueIdBytes = std::array<char, kNcclUniqueIdBytes>;
 struct NcclReadiness {
   bool ready = false;
   std::string why_not;  // e.g. "this build has no NCCL", "its trainers run the CPU backend (…)"
+  // A ready rank's GPU (DeviceUuid: the same name in every process; empty:
+  // unknown) and its ordinal in the rank's process, for the agreement.
+  std::string gpu;
+  int device = 0;
 };
 
 // A rank is ready when the build has NCCL (`nccl_support` ok), its trainer
-// runs the CUDA backend, and it is the only trainer of its process: NCCL
-// refuses two ranks on one GPU, and every trainer of a process shares
-// device 0 (docs/gpu.md). `backend_line` names the backend and why it was
-// chosen (BackendChoice::Line), for the reason.
+// runs the CUDA backend, and every trainer of its process
+// (`process_ranks`: each rank it hosts and that rank's device,
+// gpu/device_assignment.hpp) is on a device of its own: NCCL refuses two
+// ranks on one GPU. `backend_line` names the backend and why it was chosen
+// (BackendChoice::Line), for the reason.
 NcclReadiness NcclReadinessOf(const Status& nccl_support, bool backend_cuda, const std::string& backend_line,
-                              size_t trainers_in_process);
+                              const std::vector<RankDevice>& process_ranks);
+
+// The ranks one process connects together (ConnectNccl, ConnectNcclRanks):
+// at least one, each in [0, size) and listed once, each on a device of its
+// own. InvalidArgument naming the rank or the device.
+Status CheckProcessRanks(uint32_t size, const std::vector<RankDevice>& ranks);
 
 // cluster.collective = "nccl" asked for where this process cannot join:
 // InvalidArgument naming the key, the config file and the reason. Ok when

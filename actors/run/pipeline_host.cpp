@@ -16,6 +16,7 @@
 #include "actors/cache/cache_partition_actor.hpp"
 #include "actors/run/rendezvous.hpp"
 #include "actors/sync/sync_scheduler_actor.hpp"
+#include "gpu/device_probe.hpp"
 #include "gpu/shared_device_collective.hpp"
 
 namespace actorrec::trainer {
@@ -125,13 +126,6 @@ Result<std::unique_ptr<PipelineHost>> PipelineHost::Start(caf::actor_system& sys
 Result<std::function<Result<std::unique_ptr<gpu::Collective>>()>> PipelineHost::CollectiveOf(caf::actor_system& sys,
                                                                                            uint32_t rank,
                                                                                            uint32_t size) {
-  if (auto group = directory_.shared_memory) {
-    if (SumsResident(rank)) {  // over the trainers' device buffers
-      gpu::Backend* backend = &args_.parts->trainers[rank]->backend();
-      return std::function([group, rank, backend] { return gpu::ConnectSharedDevice(group, rank, backend); });
-    }
-    return std::function([group, rank] { return gpu::ConnectSharedMemory(group, rank); });
-  }
   const std::chrono::milliseconds timeout = gpu::GlooOptions{}.timeout;
   std::shared_ptr<gloo::rendezvous::Store> store = directory_.gloo_store;
   if (!store && size > 1) {
@@ -146,51 +140,78 @@ Result<std::function<Result<std::unique_ptr<gpu::Collective>>()>> PipelineHost::
   group.timeout = timeout;
   group.prefix = directory_.gloo_prefix;
   group.store = store;
-  if (!directory_.tls_error.empty()) return Status::Unavailable(directory_.tls_error);
+  // The host path: shared memory between threads of this process, else TLS
+  // (or Gloo) between processes.
   std::function<Result<std::unique_ptr<gpu::Collective>>()> connect;
-  if (directory_.tls) {
+  std::string host_path;
+  if (auto shared = directory_.shared_memory; shared && SumsResident(rank)) {
+    // Over the trainers' buffers on their one device.
+    gpu::Backend* backend = &args_.parts->trainers[rank]->backend();
+    connect = [shared, rank, backend] { return gpu::ConnectSharedDevice(shared, rank, backend); };
+    host_path = "the shared device";
+  } else if (shared) {
+    connect = [shared, rank] { return gpu::ConnectSharedMemory(shared, rank); };
+    host_path = "shared memory";
+  } else if (!directory_.tls_error.empty()) {
+    return Status::Unavailable(directory_.tls_error);
+  } else if (directory_.tls) {
     gpu::TlsCollectiveOptions tls;
     static_cast<gpu::GlooOptions&>(tls) = group;
     tls.tls = directory_.tls;
     tls.members = directory_.rank_members;
     connect = [tls] { return gpu::ConnectTls(tls); };
+    host_path = "TLS";
   } else {
     connect = [group] { return gpu::ConnectGloo(group); };
+    host_path = "Gloo";
   }
   if (directory_.nccl.empty() || size == 1) return connect;
   // NCCL between GPUs: "nccl" always (RunParts refused a process that
-  // cannot), "auto" when every rank says it can, else `connect` (TLS).
+  // cannot), "auto" when every rank says it can, else `connect`. This
+  // process's ranks are made together, in one NCCL group, by the first of
+  // them to get there (gpu/process_ranks.hpp).
   const RunParts& p = *args_.parts;
-  const size_t hosted_trainers = static_cast<size_t>(std::count_if(
-      args_.hosted.begin(), args_.hosted.end(), [](const PlannedActor& a) { return a.role == wire::Role::TRAINER; }));
-  const gpu::NcclReadiness ready =
-      gpu::NcclReadinessOf(gpu::NcclSupport(), p.backend.cuda, p.backend.Line(), hosted_trainers);
-  gpu::NcclOptions nccl;
-  static_cast<gpu::GlooOptions&>(nccl) = group;
-  nccl.device = p.backend.device;
+  gpu::NcclReadiness ready = gpu::NcclReadinessOf(gpu::NcclSupport(), p.backend.cuda, p.backend.Line(), p.devices);
+  for (const gpu::RankDevice& d : p.devices) {  // this rank's GPU, which no other rank may share
+    if (!ready.ready || d.rank != rank) continue;
+    ready.gpu = gpu::DeviceUuid(d.device);
+    ready.device = d.device;
+  }
+  if (!nccl_ranks_) {
+    gpu::NcclOptions nccl;
+    static_cast<gpu::GlooOptions&>(nccl) = group;
+    std::vector<uint32_t> ranks;
+    for (const gpu::RankDevice& d : p.devices) ranks.push_back(d.rank);
+    nccl_ranks_ = std::make_shared<gpu::ProcessRanks>(
+        std::move(ranks), [nccl, devices = p.devices] { return gpu::ConnectNcclRanks(nccl, devices); });
+  }
   const bool automatic = directory_.nccl == "auto";
   const std::string config_path = directory_.config_path;
-  return std::function([nccl, ready, automatic, connect, config_path]() -> Result<std::unique_ptr<gpu::Collective>> {
+  return std::function([group, ranks = nccl_ranks_, ready, automatic, connect, host_path,
+                        config_path]() -> Result<std::unique_ptr<gpu::Collective>> {
     if (automatic) {
-      auto agreed = gpu::AgreeOnNccl(*nccl.store, nccl.prefix, nccl.rank, nccl.size, ready, nccl.timeout);
+      auto agreed = gpu::AgreeOnNccl(*group.store, group.prefix, group.rank, group.size, ready, group.timeout);
       if (!agreed.ok()) return agreed.status();
       if (!agreed->all_ready) {
-        spdlog::info("trainer rank {}: cluster.collective = \"auto\": summing over TLS, not NCCL ({})", nccl.rank,
-                     agreed->why_not);
+        spdlog::info("trainer rank {}: cluster.collective = \"auto\": summing over {}, not NCCL ({})", group.rank,
+                     host_path, agreed->why_not);
         return connect();
       }
       spdlog::info("trainer rank {}: cluster.collective = \"auto\": summing over NCCL (every trainer rank runs "
-                   "the CUDA backend, one per process)",
-                   nccl.rank);
+                   "the CUDA backend on a device of its own)",
+                   group.rank);
       WarnPlainCollective("auto", config_path);
     }
-    return gpu::ConnectNccl(nccl);
+    return ranks->Take(group.rank);
   });
 }
 
 bool PipelineHost::SumsResident(uint32_t rank) const {
-  if (!args_.parts->trainers[rank]->backend().device_memory()) return false;
-  return directory_.shared_memory != nullptr || directory_.nccl == "nccl";
+  const RunParts& p = *args_.parts;
+  if (!p.trainers[rank]->backend().device_memory()) return false;
+  const bool one_device = std::all_of(p.devices.begin(), p.devices.end(),
+                                      [&](const gpu::RankDevice& d) { return d.device == p.devices.front().device; });
+  return (directory_.shared_memory != nullptr && one_device) || directory_.nccl == "nccl";
 }
 
 Status PipelineHost::Spawn(caf::actor_system& sys, const PlannedActor& planned) {

@@ -31,6 +31,7 @@
 #include "actors/trainer/trainer_actor.hpp"
 #include "gpu/gloo_collective.hpp"
 #include "gpu/nccl_collective.hpp"
+#include "gpu/process_ranks.hpp"
 #include "gpu/shared_memory_collective.hpp"
 #include "gpu/tls_collective.hpp"
 
@@ -62,10 +63,11 @@ struct PipelineDirectory {
   std::shared_ptr<ClusterTls> tls;
   std::vector<std::string> rank_members;
   std::string tls_error;
-  // Set in a cluster with cluster.collective = "nccl" or "auto" (else
-  // empty): the sync schedulers sum over NCCL between GPUs
-  // (gpu/nccl_collective.hpp); with "auto" only when every rank says it can
-  // (gpu/nccl_rendezvous.hpp), else over TLS as above.
+  // Set with cluster.collective = "nccl" or "auto" (else empty), in a
+  // cluster or in one process: the sync schedulers sum over NCCL between
+  // GPUs (gpu/nccl_collective.hpp); with "auto" only when every rank says it
+  // can (gpu/nccl_rendezvous.hpp: each trainer on a device of its own), else
+  // over shared memory, TLS or Gloo as above.
   std::string nccl;
   std::string config_path;  // for the warnings about plain transports
 };
@@ -130,8 +132,8 @@ class PipelineHost {
   // its scheduler sums them there (TrainerCore::KeepSumsResident,
   // Collective::AllReduceResident): its backend's memory is a device's and
   // its collective reads device buffers: the shared-device collective
-  // (every rank a thread of this process: CollectiveOf picks it then) or
-  // NCCL (cluster.collective = "nccl"). Elsewhere (TLS, Gloo, and "auto",
+  // (every rank a thread of this process, all on one device: CollectiveOf
+  // picks it then) or NCCL (cluster.collective = "nccl"). Elsewhere (TLS, Gloo, and "auto",
   // which may end on TLS) its gradients come to the host as before: the
   // default AllReduceResident would run the backend's copies from the
   // scheduler's thread, beside the trainer's.
@@ -144,6 +146,8 @@ class PipelineHost {
   std::vector<caf::actor> actors_;
   std::vector<NamedMeter> meters_;
   std::vector<std::shared_ptr<std::atomic<bool>>> ended_;  // per hosted actor
+  // This process's NCCL ranks, made together on the first Take (NCCL or auto).
+  std::shared_ptr<gpu::ProcessRanks> nccl_ranks_;
 };
 
 }  // namespace actorrec::trainer

@@ -166,6 +166,10 @@ Result<std::unique_ptr<PipelineRun>> PipelineRun::Create(const config::Config& c
   if (!options.gloo_in_process) {
     directory.shared_memory = std::make_shared<gpu::SharedMemoryGroup>(run->parts_->W(), gpu::GlooOptions{}.timeout);
   }
+  if (cfg.cluster.collective == "nccl" || cfg.cluster.collective == "auto") {  // trainers on GPUs of their own
+    directory.nccl = cfg.cluster.collective;
+    directory.config_path = cfg.path;
+  }
   if (Status st = run->Launch(cfg, start, ActorsOf(cfg.cluster), std::move(directory),
                               [&](const caf::actor& driver) { (*local)[kDriverName] = driver; });
       !st.ok()) {

@@ -44,20 +44,41 @@ Result<std::unique_ptr<RunParts>> RunParts::Create(const config::Config& cfg,
   auto choice = gpu::ChooseBackend(cfg.training.backend, models::ResidencyOf(cfg.model.kind));
   if (!choice.ok()) return choice.status();
   parts->backend = *choice;
+  auto hosts = [&](uint32_t w) {
+    return hosted_trainers == nullptr ||
+           std::find(hosted_trainers->begin(), hosted_trainers->end(), w) != hosted_trainers->end();
+  };
+  if (choice->cuda) {  // the hosted trainers' devices, in rank order
+    std::vector<uint32_t> ranks;
+    for (uint32_t w = 0; w < W; ++w) {
+      if (hosts(w)) ranks.push_back(w);
+    }
+    auto devices = gpu::AssignDevices(cfg.training.devices, choice->device_count, ranks.size(), cfg.path);
+    if (!devices.ok()) return devices.status();
+    for (size_t k = 0; k < ranks.size(); ++k) parts->devices.push_back({ranks[k], (*devices)[k]});
+    if (parts->devices.size() > 1) {
+      spdlog::info("trainer ranks on CUDA devices {} ({})", gpu::DeviceList(parts->devices),
+                   cfg.training.devices.empty() ? "round-robin over the " + std::to_string(choice->device_count) +
+                                                      " this process sees"
+                                                : std::string("training.devices"));
+    }
+  }
   // cluster.collective = "nccl" where this process's trainers cannot join
-  // NCCL: refused here, at start-up, naming the key and why. Trainers of one
-  // process (hosted_trainers null) sum through shared memory whatever the
-  // key says, so only the build and the backend are checked for them.
+  // NCCL: refused here, at start-up, naming the key and why (the build, the
+  // backend, or two of its trainers on one device).
   if (cfg.cluster.collective == "nccl" && (hosted_trainers == nullptr || !hosted_trainers->empty())) {
-    const size_t in_process = hosted_trainers == nullptr ? 1 : hosted_trainers->size();
-    const gpu::NcclReadiness ready = gpu::NcclReadinessOf(gpu::NcclSupport(), choice->cuda, choice->Line(), in_process);
+    const gpu::NcclReadiness ready =
+        gpu::NcclReadinessOf(gpu::NcclSupport(), choice->cuda, choice->Line(), parts->devices);
     if (Status st = gpu::CheckNcclRequest(ready, cfg.path); !st.ok()) return st;
   }
+  size_t hosted = 0;
   for (uint32_t w = 0; w < W; ++w) {
     gpu::Backend* backend = nullptr;
-    if (hosted_trainers == nullptr ||
-        std::find(hosted_trainers->begin(), hosted_trainers->end(), w) != hosted_trainers->end()) {
-      auto made = gpu::MakeBackend(*choice);
+    if (hosts(w)) {
+      gpu::BackendChoice mine = *choice;
+      if (mine.cuda) mine.device = parts->devices[hosted].device;
+      ++hosted;
+      auto made = gpu::MakeBackend(mine);
       if (!made.ok()) return made.status();
       parts->backends.push_back(std::move(made).value());
       backend = parts->backends.back().get();

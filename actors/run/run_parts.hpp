@@ -20,6 +20,7 @@
 #include "data/bad_record_tally.hpp"
 #include "gpu/backend.hpp"
 #include "gpu/backend_select.hpp"
+#include "gpu/device_assignment.hpp"
 #include "messages/rows_codec.hpp"
 #include "models/model.hpp"
 #include "models/optimizers.hpp"
@@ -97,6 +98,9 @@ struct RunParts {
   std::unique_ptr<models::RowOptimizer> row_optimizer;
   gpu::BackendChoice backend;                            // training.backend, resolved
   std::vector<std::unique_ptr<gpu::Backend>> backends;  // one per hosted trainer, of that kind
+  // Each hosted trainer's rank and CUDA device (training.devices,
+  // gpu::AssignDevices), in rank order; empty on the CPU backend.
+  std::vector<gpu::RankDevice> devices;
   // The trainers this process does not host share this CPU backend (their
   // dense replicas serve checkpoints, digests and the evaluation, and never
   // train); null when it hosts every trainer.

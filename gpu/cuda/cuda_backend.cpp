@@ -341,18 +341,22 @@ class CudaBackend final : public Backend {
   }
 
   void BiasAdd(float* out, const float* bias, size_t n, int width, bool relu) override {
+    Select("BiasAdd");
     Check(cuda::LaunchBiasAdd(out, bias, n, size_t(width), relu, compute_), "BiasAdd", "LaunchBiasAdd");
   }
   void ReluGrad(const float* go, const float* out, float* gk, size_t count) override {
+    Select("ReluGrad");
     Check(cuda::LaunchReluGrad(go, out, gk, count, compute_), "ReluGrad", "LaunchReluGrad");
   }
   void BiasGrad(const float* g, size_t n, int width, float* db) override {
+    Select("BiasGrad");
     Check(cuda::LaunchColumnSums(g, n, size_t(width), db, compute_), "BiasGrad", "LaunchColumnSums");
   }
 
   // The terms and dlogit on the device; the terms come back (n floats) and
   // are summed on the host in sample order (docs/gpu.md says why).
   double BceWithLogits(const float* logits, const float* labels, size_t n, float scale, float* dlogit) override {
+    Select("BceWithLogits");
     if (n == 0) return 0.0;
     terms_.Grow(*this, n);
     Check(cuda::LaunchBceWithLogits(logits, labels, n, scale, terms_.data(), dlogit, compute_), "BceWithLogits",
@@ -364,12 +368,14 @@ class CudaBackend final : public Backend {
 
   void InteractionForward(const float* z, const float* pooled, size_t n, size_t T, size_t d, size_t width,
                           float* r) override {
+    Select("InteractionForward");
     CheckInteractionWidth(T, d, z != nullptr, width, "InteractionForward");
     Check(cuda::LaunchInteractionForward(z, pooled, n, T, d, r, compute_), "InteractionForward",
           "LaunchInteractionForward");
   }
   void InteractionBackward(const float* dr, const float* z, const float* pooled, size_t n, size_t T, size_t d,
                            size_t width, float* dz, float* dpooled) override {
+    Select("InteractionBackward");
     CheckInteractionWidth(T, d, z != nullptr, width, "InteractionBackward");
     Check(cuda::LaunchInteractionBackward(dr, z, pooled, n, T, d, dz, dpooled, compute_), "InteractionBackward",
           "LaunchInteractionBackward");
@@ -377,29 +383,35 @@ class CudaBackend final : public Backend {
 
   void DeepInput(const float* dense, const float* pooled, size_t n, size_t dd, size_t T, size_t C, size_t d, size_t w,
                  float* x) override {
+    Select("DeepInput");
     Check(cuda::LaunchDeepInput(dense, pooled, n, dd, T, C, d, w, x, compute_), "DeepInput", "LaunchDeepInput");
   }
   void WideDeepLogits(const float* deep, const float* pooled, size_t n, size_t T, size_t C, size_t d,
                       const float* bias, bool fm, float* sums, float* logits) override {
+    Select("WideDeepLogits");
     Check(cuda::LaunchWideDeepLogits(deep, pooled, n, T, C, d, bias, fm, sums, logits, compute_), "WideDeepLogits",
           "LaunchWideDeepLogits");
   }
   void WideDeepPooledGrad(const float* dx, const float* pooled, const float* sums, const float* dlogit, size_t n,
                           size_t dd, size_t T, size_t C, size_t d, float* pooled_grad) override {
+    Select("WideDeepPooledGrad");
     Check(cuda::LaunchWideDeepPooledGrad(dx, pooled, sums, dlogit, n, dd, T, C, d, pooled_grad, compute_),
           "WideDeepPooledGrad", "LaunchWideDeepPooledGrad");
   }
 
   void CrossForward(const float* x0, const float* x, const float* w, const float* b, size_t n, size_t d0, float* s,
                     float* next) override {
+    Select("CrossForward");
     Check(cuda::LaunchCrossForward(x0, x, w, b, n, d0, s, next, compute_), "CrossForward", "LaunchCrossForward");
   }
   void DcnLogits(const float* fw, const float* fb, const float* xl, const float* h, size_t n, size_t d0, size_t hw,
                  float* logits) override {
+    Select("DcnLogits");
     Check(cuda::LaunchDcnLogits(fw, fb, xl, h, n, d0, hw, logits, compute_), "DcnLogits", "LaunchDcnLogits");
   }
   void DcnFinalBackward(const float* dlogit, const float* fw, const float* xl, const float* h, size_t n, size_t d0,
                         size_t hw, float* gfw, float* gfb, float* g, float* dh) override {
+    Select("DcnFinalBackward");
     Check(cuda::LaunchDcnFinalBackward(dlogit, fw, xl, h, n, d0, hw, gfw, gfb, g, dh, compute_), "DcnFinalBackward",
           "LaunchDcnFinalBackward");
   }
@@ -407,11 +419,13 @@ class CudaBackend final : public Backend {
   // stream runs the layers one after another, so one buffer serves all.
   void CrossBackward(const float* x0, const float* x, const float* w, const float* s, size_t n, size_t d0, float* g,
                      float* dx0, float* gw, float* gb) override {
+    Select("CrossBackward");
     float* gs = cross_gs_.Grow(*this, n);
     Check(cuda::LaunchCrossBackward(x0, x, w, s, n, d0, g, dx0, gw, gb, gs, compute_), "CrossBackward",
           "LaunchCrossBackward");
   }
   void DcnPooledGrad(const float* g, const float* dx0, size_t n, size_t d0, size_t dd, float* pooled_grad) override {
+    Select("DcnPooledGrad");
     Check(cuda::LaunchDcnPooledGrad(g, dx0, n, d0, dd, pooled_grad, compute_), "DcnPooledGrad",
           "LaunchDcnPooledGrad");
   }
@@ -508,6 +522,7 @@ class CudaBackend final : public Backend {
   // The compute stream waits for the ticket's event; one no longer in
   // flight has been waited for on the host already (WaitStaged).
   void ComputeAfter(uint64_t ticket) override {
+    Select("ComputeAfter");
     std::lock_guard<std::mutex> lock(slot_mu_);
     for (const auto& [t, e] : in_flight_) {
       if (t == ticket) {
@@ -555,11 +570,13 @@ class CudaBackend final : public Backend {
   // host (the sync: nothing is enqueued until the sum's step), by the
   // device's clock. The trainer's thread only, as the compute stream.
   void BeginWait(WaitFor what) override {
+    Select("BeginWait");
     cudaEvent_t& open = open_waits_[static_cast<size_t>(what)];
     if (open == nullptr) open = TimingEvent();
     Check(cudaEventRecord(open, compute_), "BeginWait", "cudaEventRecord");
   }
   void EndWait(WaitFor what) override {
+    Select("EndWait");
     cudaEvent_t& open = open_waits_[static_cast<size_t>(what)];
     if (open == nullptr) return;  // no BeginWait: nothing to time
     cudaEvent_t end = TimingEvent();
@@ -568,6 +585,7 @@ class CudaBackend final : public Backend {
     open = nullptr;
   }
   std::optional<StreamWaits> TakeWaits() override {
+    Select("TakeWaits");
     StreamWaits waits;
     waits.on_device = true;
     for (const TimedWait& w : timed_waits_) {
@@ -824,6 +842,12 @@ class CudaBackend final : public Backend {
     Check(cudaHostAlloc(buffer, grown, cudaHostAllocDefault), op, "cudaHostAlloc (pinned buffer)");
     *capacity = grown;
   }
+
+  // Makes this backend's device the calling thread's: kernels launch, and
+  // events and buffers are made, on the thread's current device, and one
+  // thread may drive backends of several devices (the lockstep driver, the
+  // evaluation) or change between calls.
+  void Select(const char* op) const { Check(cudaSetDevice(device_), op, "cudaSetDevice"); }
 
   std::string Where(const char* call) const {
     return "cuda backend (device " + std::to_string(device_) + (device_name_.empty() ? "" : ", " + device_name_) +

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "gpu/backend.hpp"
 #include "gpu/cuda/rank_sum_kernels.cuh"
@@ -253,44 +254,84 @@ Result<NcclUniqueIdBytes> MakeNcclUniqueId() {
 }
 
 Result<std::unique_ptr<Collective>> ConnectNccl(const NcclOptions& options) {
-  if (options.size == 0 || options.rank >= options.size) {
-    return Status::InvalidArgument("nccl: rank " + std::to_string(options.rank) + " is not in a group of size " +
-                                   std::to_string(options.size));
-  }
-  if (options.timeout.count() <= 0) return Status::InvalidArgument("nccl: timeout must be positive");
-  if (options.size > 1 && !options.store) return Status::InvalidArgument("nccl: no rendezvous store");
-  if (options.size > 1 && options.prefix.empty()) {
+  auto made = ConnectNcclRanks(options, {{options.rank, options.device}});
+  if (!made.ok()) return made.status();
+  return std::move((*made)[0]);
+}
+
+Result<std::vector<std::unique_ptr<Collective>>> ConnectNcclRanks(const NcclOptions& group,
+                                                                  const std::vector<RankDevice>& ranks) {
+  if (Status st = CheckProcessRanks(group.size, ranks); !st.ok()) return st;
+  if (group.timeout.count() <= 0) return Status::InvalidArgument("nccl: timeout must be positive");
+  const bool whole_group = ranks.size() == group.size;
+  if (!whole_group && !group.store) return Status::InvalidArgument("nccl: no rendezvous store");
+  if (!whole_group && group.prefix.empty()) {
     return Status::InvalidArgument("nccl: empty store prefix (it must be unique per run)");
   }
-  const std::string who = Who(options.rank, options.size, options.device);
-  auto id = options.size == 1 ? MakeNcclUniqueId()
-                              : ShareNcclUniqueId(*options.store, options.prefix, options.rank, MakeNcclUniqueId,
-                                                  options.timeout);
+  std::string who;
+  uint32_t lowest = ranks[0].rank;
+  for (const RankDevice& r : ranks) {
+    who += (who.empty() ? "" : ", ") + Who(r.rank, group.size, r.device);
+    lowest = std::min(lowest, r.rank);
+  }
+  auto id = whole_group ? MakeNcclUniqueId()
+                        : ShareNcclUniqueId(*group.store, group.prefix, lowest, MakeNcclUniqueId, group.timeout);
   if (!id.ok()) return Status::Unavailable(who + ": " + id.status().message());
 
-  const Clock::time_point deadline = Clock::now() + options.timeout;
-  cudaStream_t stream = nullptr;
-  ncclComm_t comm = nullptr;
+  const Clock::time_point deadline = Clock::now() + group.timeout;
+  const size_t k = ranks.size();
+  std::vector<cudaStream_t> streams(k, nullptr);
+  std::vector<ncclComm_t> comms(k, nullptr);
+  bool in_group = false;
   try {
-    CheckCuda(cudaSetDevice(options.device), "cudaSetDevice");
-    CheckCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    for (size_t i = 0; i < k; ++i) {
+      CheckCuda(cudaSetDevice(ranks[i].device), "cudaSetDevice (device " + std::to_string(ranks[i].device) + ")");
+      CheckCuda(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    }
     ncclUniqueId uid;
     std::memcpy(uid.internal, id->data(), kNcclUniqueIdBytes);
-    // Non-blocking: every wait on the communicator is ours, and bounded.
+    // Non-blocking: every wait on a communicator is ours, and bounded.
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 0;
-    const ncclResult_t r =
-        ncclCommInitRankConfig(&comm, static_cast<int>(options.size), uid, static_cast<int>(options.rank), &config);
-    if (r != ncclSuccess && r != ncclInProgress) throw Failure("ncclCommInitRankConfig: " + NcclText(r, comm));
-    if (comm == nullptr) throw Failure("ncclCommInitRankConfig: no communicator");
-    WaitComm(comm, deadline, options.timeout, "ncclCommInitRankConfig");
+    // One group: NCCL creates several ranks of one thread only together
+    // (each alone would wait for the others, which this thread has not
+    // created yet). One rank needs no group, and gets none.
+    if (k > 1) {
+      if (ncclResult_t r = ncclGroupStart(); r != ncclSuccess) throw Failure("ncclGroupStart: " + NcclText(r, nullptr));
+      in_group = true;
+    }
+    for (size_t i = 0; i < k; ++i) {
+      CheckCuda(cudaSetDevice(ranks[i].device), "cudaSetDevice (device " + std::to_string(ranks[i].device) + ")");
+      const ncclResult_t r = ncclCommInitRankConfig(&comms[i], static_cast<int>(group.size), uid,
+                                                    static_cast<int>(ranks[i].rank), &config);
+      if (r != ncclSuccess && r != ncclInProgress) {
+        throw Failure("ncclCommInitRankConfig (rank " + std::to_string(ranks[i].rank) + "): " + NcclText(r, comms[i]));
+      }
+    }
+    if (in_group) {
+      in_group = false;
+      const ncclResult_t r = ncclGroupEnd();
+      if (r != ncclSuccess && r != ncclInProgress) throw Failure("ncclGroupEnd: " + NcclText(r, nullptr));
+    }
+    for (size_t i = 0; i < k; ++i) {
+      if (comms[i] == nullptr) throw Failure("ncclCommInitRankConfig (rank " + std::to_string(ranks[i].rank) + "): no communicator");
+      WaitComm(comms[i], deadline, group.timeout, "ncclCommInitRankConfig (rank " + std::to_string(ranks[i].rank) + ")");
+    }
   } catch (const std::exception& e) {
-    if (comm != nullptr) ncclCommAbort(comm);
-    if (stream != nullptr) cudaStreamDestroy(stream);
+    if (in_group) ncclGroupEnd();
+    for (size_t i = 0; i < k; ++i) {
+      cudaSetDevice(ranks[i].device);
+      if (comms[i] != nullptr) ncclCommAbort(comms[i]);
+      if (streams[i] != nullptr) cudaStreamDestroy(streams[i]);
+    }
     return Status::Unavailable(who + ": " + e.what());
   }
-  return std::unique_ptr<Collective>(
-      std::make_unique<NcclCollective>(comm, stream, options.device, options.rank, options.size, options.timeout));
+  std::vector<std::unique_ptr<Collective>> made;
+  for (size_t i = 0; i < k; ++i) {
+    made.push_back(std::make_unique<NcclCollective>(comms[i], streams[i], ranks[i].device, ranks[i].rank, group.size,
+                                                    group.timeout));
+  }
+  return made;
 }
 
 }  // namespace actorrec::gpu

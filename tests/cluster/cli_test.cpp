@@ -342,7 +342,7 @@ TEST_CASE("cluster.collective = nccl where the trainers cannot join NCCL is a co
                              Catch::Contains("this build has no NCCL"));
   auto automatic = Actorrec(dir, {"train", "--config", path, "--set", "cluster.collective=auto"});
   INFO(automatic.output);
-  CHECK(automatic.code == 0);  // auto never refuses: one process sums through shared memory
+  CHECK(automatic.code == 0);  // auto never refuses: CPU trainers of one process sum through shared memory
 }
 
 TEST_CASE("train with training.backend = cuda and no usable device is a config error; auto falls back and says so",

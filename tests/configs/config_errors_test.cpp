@@ -4,6 +4,8 @@
 #include "configs/config.hpp"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -107,6 +109,29 @@ TEST_CASE("an unknown training.backend is refused naming the key and the accepte
   std::string path = dir.Write("bad.toml", text);
   REQUIRE_THAT(LoadError(path),
                Contains(At(path, text, "\"gpu\"") + "training.backend: expected one of auto, cpu, cuda; got \"gpu\""));
+}
+
+TEST_CASE("training.devices takes distinct device ordinals and refuses any other list naming the key", "[configs]") {
+  TempDir dir;
+  {
+    std::string text = Replace(kValid, "batch_size = 512", "batch_size = 512\ndevices = [1, 0, 3]");
+    CHECK(LoadConfig(dir.Write("good.toml", text)).training.devices == std::vector<int>{1, 0, 3});
+    CHECK(LoadConfig(dir.Write("none.toml", kValid)).training.devices.empty());
+  }
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"devices = [0, 1, 0]", "training.devices: device 0 is listed twice (entries 0 and 2)"},
+      {"devices = [-1]", "training.devices"},
+      {"devices = [256]", "training.devices"},
+      {"devices = []", "training.devices: expected a non-empty array"},
+      {"devices = 0", "training.devices: expected a non-empty array"},
+      {"devices = [\"0\"]", "training.devices"},
+  };
+  for (const auto& [line, error] : bad) {
+    std::string text = Replace(kValid, "batch_size = 512", "batch_size = 512\n" + line);
+    std::string path = dir.Write("bad.toml", text);
+    INFO(line);
+    CHECK_THAT(LoadError(path), Contains(At(path, text, line) + error));
+  }
 }
 
 TEST_CASE("a secret shorter than 16 characters is refused without echoing it", "[configs]") {

@@ -15,6 +15,7 @@
 
 #include "gpu/cpu_backend.hpp"
 #include "gpu/cuda_backend.hpp"
+#include "gpu/device_probe.hpp"
 #include "tests/actors/trainer/device_matrix.hpp"
 #include "tests/actors/trainer/lockstep_digest.hpp"
 #include "tests/gpu/backend_cases.hpp"
@@ -194,6 +195,28 @@ TEST_CASE("DLRM on the GPU: every mode, L = 1, 3, 20 and W = 1, 2 equal no_cache
 
 TEST_CASE("DLRM on the GPU: a run resumed from a checkpoint equals the straight run bitwise", "[gpu-device]") {
   CheckDeviceResume(DeviceMatrixCase(gpu::OnCpu() ? "cpu" : "cuda"), "cuda");
+}
+
+// Several GPUs in one process (training.devices, docs/gpu.md): W = 2 on
+// devices 0 and 1 ends with the bits of W = 2 sharing device 0 (the same
+// GPU model: cuBLAS picks the same kernels), on the lockstep driver (one
+// thread drives both backends, so every op must select its device) and on
+// the actor pipeline summing over NCCL (ranks made together in one group).
+TEST_CASE("DLRM on two GPUs of one process equals the same run on one GPU bitwise, summed over NCCL too",
+          "[gpu-device]") {
+  if (gpu::OnCpu() || gpu::ProbeDevices().cuda_devices < 2) {
+    WARN("fewer than two usable CUDA devices: trainers on several GPUs are not checked");
+    return;
+  }
+  Case c = DeviceMatrixCase("cuda");
+  c.trainers = 2;
+  c.mode = "lrpp_delayed";
+  c.devices = "[0]";
+  const uint64_t one_gpu = LockstepDigest(c);
+  c.devices = "[0, 1]";
+  CHECK(LockstepDigest(c) == one_gpu);
+  c.collective = "nccl";
+  CHECK(PipelineDigest(c) == one_gpu);
 }
 
 TEST_CASE("DLRM on the GPU with mean pooling ends bitwise equal in every mode, W = 1 and 2", "[gpu-device]") {

@@ -155,16 +155,25 @@ TEST_CASE("two processes share NCCL's own unique id through a file store", "[gpu
 
 TEST_CASE("NCCL readiness names why a rank cannot join, and cluster.collective = nccl refuses with it", "[gpu]") {
   const Status built = Status::Ok();
-  CHECK(NcclReadinessOf(built, true, "cuda (device 0)", 1).ready);
-  const NcclReadiness no_nccl = NcclReadinessOf(Status::NotSupported("this build has no NCCL"), true, "cuda", 1);
+  const std::vector<RankDevice> one = {{0, 0}};
+  CHECK(NcclReadinessOf(built, true, "cuda (device 0)", one).ready);
+  const NcclReadiness no_nccl = NcclReadinessOf(Status::NotSupported("this build has no NCCL"), true, "cuda", one);
   CHECK(!no_nccl.ready);
   CHECK(no_nccl.why_not == "this build has no NCCL");
-  const NcclReadiness cpu = NcclReadinessOf(built, false, "cpu (oneDNN sgemm)", 1);
+  const NcclReadiness cpu = NcclReadinessOf(built, false, "cpu (oneDNN sgemm)", {});
   CHECK(!cpu.ready);
   CHECK_THAT(cpu.why_not, Catch::Contains("CPU backend (cpu (oneDNN sgemm))"));
-  const NcclReadiness two = NcclReadinessOf(built, true, "cuda", 2);
+  // Several trainers in one process: ready when each is on a device of its
+  // own, else the reason names the ranks and the device they share.
+  CHECK(NcclReadinessOf(built, true, "cuda", {{2, 0}, {3, 1}}).ready);
+  CHECK(NcclReadinessOf(built, true, "cuda", {{0, 3}, {1, 0}, {2, 1}, {3, 2}}).ready);
+  const NcclReadiness two = NcclReadinessOf(built, true, "cuda", {{0, 0}, {1, 0}});
   CHECK(!two.ready);
-  CHECK_THAT(two.why_not, Catch::Contains("2 trainers"));
+  CHECK_THAT(two.why_not, Catch::Contains("2 trainers on CUDA devices 0, 0") &&
+                              Catch::Contains("trainer ranks 0 and 1 share CUDA device 0"));
+  const NcclReadiness wrapped = NcclReadinessOf(built, true, "cuda", {{4, 0}, {5, 1}, {6, 0}});
+  CHECK(!wrapped.ready);
+  CHECK_THAT(wrapped.why_not, Catch::Contains("trainer ranks 4 and 6 share CUDA device 0"));
   CHECK(CheckNcclRequest({true, ""}, "c.toml").ok());
   const Status refused = CheckNcclRequest(cpu, "c.toml");
   CHECK(refused.code() == Status::Code::kInvalidArgument);

@@ -19,19 +19,6 @@
 namespace actorrec::trainer {
 namespace {
 
-uint64_t PipelineDigest(const Case& c) {
-  const config::Config cfg = config::ParseConfig(ConfigText(c), "device_cache.toml");
-  PipelineRun::Options options;
-  options.stall_seconds = 60;
-  auto run = PipelineRun::Create(cfg, options);
-  INFO(run.status().message());
-  REQUIRE(run.ok());
-  StepAll(**run);
-  REQUIRE((*run)->Finish().ok());
-  auto digest = (*run)->ParameterDigest();
-  REQUIRE(digest.ok());
-  return *digest;
-}
 
 }  // namespace
 

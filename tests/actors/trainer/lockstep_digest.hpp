@@ -1,5 +1,5 @@
-// Trains a Case to its end on the lockstep driver and returns the parameter
-// digest: what the equivalence tests (on the CPU, and on a GPU in
+// Trains a Case to its end on the lockstep driver (or the actor pipeline)
+// and returns the parameter digest: what the equivalence tests (on the CPU, and on a GPU in
 // tests/gpu/gpu_device_test.cpp) compare across modes.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "actors/run/lockstep_run.hpp"
+#include "actors/run/pipeline_run.hpp"
 #include "configs/config.hpp"
 #include "tests/actors/trainer/test_config.hpp"
 
@@ -47,6 +48,21 @@ inline uint64_t LockstepDigest(const Case& c, std::string* report = nullptr,
   if (report) *report = (*run)->lookahead_report();
   if (dense) dense->assign((*run)->dense_params(0).begin(), (*run)->dense_params(0).end());
   return (*run)->ParameterDigest();
+}
+
+// The same on the actor pipeline (PipelineRun).
+inline uint64_t PipelineDigest(const Case& c) {
+  const config::Config cfg = config::ParseConfig(ConfigText(c), "equivalence.toml");
+  PipelineRun::Options options;
+  options.stall_seconds = 60;
+  auto run = PipelineRun::Create(cfg, options);
+  INFO(run.status().message());
+  REQUIRE(run.ok());
+  StepAll(**run);
+  REQUIRE((*run)->Finish().ok());
+  auto digest = (*run)->ParameterDigest();
+  REQUIRE(digest.ok());
+  return *digest;
 }
 
 // Runs `c` in every mode against its no_cache run (the given c.mode is

@@ -40,6 +40,9 @@ struct Case {
   std::vector<std::string> dedup_groups;
   // More [model] lines, e.g. "wide_dense = true\n".
   std::string model_extra;
+  // training.devices as TOML (e.g. "[0, 1]") and cluster.collective; empty:
+  // absent (the GPU tests of several devices, tests/gpu/gpu_device_test.cpp).
+  std::string devices, collective;
 };
 
 inline std::string ConfigText(const Case& c) {
@@ -67,7 +70,10 @@ inline std::string ConfigText(const Case& c) {
   t << "[training]\nmode = \"" << c.mode << "\"\nbatch_size = " << c.batch_size << "\nepochs = " << c.epochs << "\nlookahead = " << c.lookahead
     << "\ncache_rows = " << c.cache_rows << "\n";
   t << "backend = \"" << c.backend << "\"\n";
-  t << "[cluster]\nsecret = \"equivalence-test-secret\"\n[[cluster.member]]\nname = \"l\"\naddress = \"127.0.0.1\"\n"
+  if (!c.devices.empty()) t << "devices = " << c.devices << "\n";
+  t << "[cluster]\nsecret = \"equivalence-test-secret\"\n";
+  if (!c.collective.empty()) t << "collective = \"" << c.collective << "\"\n";
+  t << "[[cluster.member]]\nname = \"l\"\naddress = \"127.0.0.1\"\n"
        "roles = [\"all\"]\ntrainers = "
     << c.trainers << "\nembedding_shards = 2\n";
   return t.str();

@@ -2,7 +2,10 @@
 // rank-order sum kernel on a GPU against the host's rank-order sum, a
 // 1-rank communicator (any GPU machine), and, where two or more GPUs exist,
 // two ranks on two devices, whose all-reduce must equal the CPU's rank-order
-// sum (the shared-memory collective) bit for bit. Each test returns early,
+// sum (the shared-memory collective) bit for bit, connected from a thread
+// each or together from one thread (ConnectNcclRanks: one process's ranks in
+// one NCCL group, as RunParts places trainers on devices of their own).
+// Each test returns early,
 // with a warning, when what it needs is absent (no device, no NCCL in the
 // build, one GPU). AllReduceResident (the trainers' sums in device memory)
 // on each rank's CUDA backend, with 1 rank and, where two GPUs exist, 2.
@@ -11,9 +14,11 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <thread>
 #include <vector>
 
 #include "gpu/cuda/rank_sum_kernels.cuh"
@@ -186,6 +191,51 @@ TEST_CASE("NCCL's resident all-reduce sums device buffers in place as the CPU's 
       }
     }
   }
+}
+
+TEST_CASE("one process's NCCL ranks made together on GPUs of their own sum bitwise as the CPU's rank-order sum",
+          "[gpu-device]") {
+  const int devices = Devices();
+  if (devices < 2 || !NcclSupport().ok()) {
+    WARN("fewer than two usable CUDA devices or no NCCL in this build: ranks made together are not checked");
+    return;
+  }
+  const uint32_t w = static_cast<uint32_t>(std::min(devices, 4));
+  std::vector<RankDevice> ranks;
+  for (uint32_t r = 0; r < w; ++r) ranks.push_back({r, static_cast<int>(w - 1 - r)});  // rank r on device w−1−r
+  NcclOptions group = Group(0, w, nullptr, "");
+  auto made = ConnectNcclRanks(group, ranks);
+  INFO(made.status().message());
+  REQUIRE(made.ok());
+  REQUIRE(made->size() == w);
+  // Each rank from a thread of its own, as the sync schedulers use them.
+  std::vector<std::vector<std::vector<float>>> got(w);
+  std::vector<Status> calls(w);
+  std::vector<std::thread> threads;
+  for (uint32_t r = 0; r < w; ++r) {
+    threads.emplace_back([&, r] {
+      Collective& c = *(*made)[r];
+      for (size_t n : kSizes) {
+        std::vector<float> x = Inputs(n + 9, r, n);
+        if (Status st = c.AllReduceRankOrder(x.data(), n); !st.ok() && calls[r].ok()) calls[r] = st;
+        got[r].push_back(std::move(x));
+      }
+      if (Status st = c.Barrier(); !st.ok() && calls[r].ok()) calls[r] = st;
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (uint32_t r = 0; r < w; ++r) {
+    INFO("rank " << r << " on device " << ranks[r].device << ": " << calls[r].message());
+    CHECK((*made)[r]->rank() == r);
+    REQUIRE(calls[r].ok());
+    REQUIRE(got[r].size() == kSizes.size());
+    for (size_t k = 0; k < kSizes.size(); ++k) {
+      INFO("n " << kSizes[k]);
+      CHECK(SameBits(got[r][k], testing::SharedMemoryRankOrderSum(w, kSizes[k] + 9, kSizes[k])));
+    }
+  }
+  // Two ranks on one device are refused before NCCL is asked.
+  CHECK(ConnectNcclRanks(group, {{0, 0}, {1, 0}}).status().code() == Status::Code::kInvalidArgument);
 }
 
 }  // namespace actorrec::gpu
