@@ -101,17 +101,34 @@ void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<or
   ACTORREC_ASSERT(features.size() == tables_, "one TableFeatures per table");
   const size_t n = samples.size();
   const size_t pooled_floats = n * tables_ * width_;
-  resident_ = PoolsResident(cache_, groups);
+  resident_ = PoolsResident(cache_);
   if (resident_) {
-    bag_of_.clear();
+    if (groups.empty()) {
+      bag_of_.clear();
+    } else {
+      MapGroups(groups, n);
+    }
     const size_t stride = size_t{tables_} * width_;
     float* pooled = dev_pooled_.Grow(*backend_, pooled_floats);
     for (uint32_t t = 0; t < tables_; ++t) {
       const gpu::SlotBags bags = BagsOf(features[t]);
-      ACTORREC_ASSERT(bags.samples == n, "a table's bags must cover the slice");
-      cache_.PoolResident(width_, bags, pooling_, pooled + size_t{t} * width_, stride);
+      float* out = pooled + size_t{t} * width_;
+      if (bag_of_.empty() || bag_of_[t] == nullptr) {
+        ACTORREC_ASSERT(bags.samples == n, "a table's bags must cover the slice");
+        cache_.PoolResident(width_, bags, pooling_, out, stride);
+        continue;
+      }
+      // A group's table: each tuple once into device memory, then to every
+      // sample that uses it on the device (stream order: the next table's
+      // pooling reuses the tuples' buffer only after this gather).
+      const std::vector<uint32_t>& bag_of = *bag_of_[t];
+      ACTORREC_ASSERT(bag_of.empty() || *std::max_element(bag_of.begin(), bag_of.end()) < bags.samples,
+                      "a sample's tuple is one of its group's tuples");
+      float* tuples = dev_tuples_.Grow(*backend_, bags.samples * width_);
+      cache_.PoolResident(width_, bags, pooling_, tuples, width_);
+      backend_->GatherRows(tuples, width_, width_, bag_of.data(), n, out, stride);
     }
-    view_ = ViewOf(samples);  // no dedup groups, so no deduplicated dense rows
+    view_ = ViewWithDense(samples, groups);
     view_.pooled_resident = true;
     model_->Forward(view_, pooled);
     return;
@@ -157,7 +174,7 @@ void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<or
 double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
                              float grad_scale, const std::vector<oracle::BagGroup>& groups) {
   ACTORREC_ASSERT(features.size() == tables_, "one TableFeatures per table");
-  ACTORREC_ASSERT(resident_ == PoolsResident(cache_, groups), "Backward takes its Forward's groups");
+  ACTORREC_ASSERT(resident_ == PoolsResident(cache_), "Backward follows its Forward");
   // The Forward's view: its deduplicated dense rows, if any, are these
   // samples' (the same arguments).
   ACTORREC_ASSERT(view_.samples == samples.size(), "Backward follows the Forward of its slice");
@@ -185,9 +202,16 @@ double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector
     const gpu::SlotBags bags = BagsOf(features[t]);
     std::vector<float>& grads = unique_grads_[t];
     grads.resize(bags.unique_count * width_);
-    if (resident_) {
+    if (resident_ && (bag_of_.empty() || bag_of_[t] == nullptr)) {
       backend_->ResidentBagGradToUnique(pooled_grad + size_t{t} * width_, stride, width_, bags, pooling_,
                                         grads.data());
+    } else if (resident_) {
+      // Per tuple first on the device (its samples in ascending order), then
+      // to rows there: only the unique rows' gradients come down.
+      float* tuple_grad = dev_tuple_grad_.Grow(*backend_, bags.samples * width_);
+      backend_->SumRowsByIndex(pooled_grad + size_t{t} * width_, stride, width_, bag_of_[t]->data(), n,
+                               bags.samples, tuple_grad, width_);
+      backend_->ResidentBagGradToUnique(tuple_grad, width_, width_, bags, pooling_, grads.data());
     } else if (bag_of_.empty() || bag_of_[t] == nullptr) {
       backend_->BagGradToUnique(pooled_grad + size_t{t} * width_, stride, width_, bags, pooling_, grads.data());
     } else {

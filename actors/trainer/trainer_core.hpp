@@ -74,12 +74,11 @@ class TrainerCore {
   // once per distinct bag tuple of the slice and expanded to the samples
   // through bag_of (Backend::GatherRows); the pooled values are bitwise
   // those of the same bags pooled per sample.
-  // With the slots in a device's memory and no dedup groups, the pooled
-  // values are pooled into the backend's memory and the model reads them
-  // there (SliceView::pooled_resident); their gradients stay there too and
-  // only the unique rows' gradients come down (Backward). With dedup
-  // groups they go through the host (no device GatherRows/SumRowsByIndex
-  // yet).
+  // With the slots in a device's memory, the pooled values are pooled into
+  // the backend's memory and the model reads them there
+  // (SliceView::pooled_resident); their gradients stay there too and only
+  // the unique rows' gradients come down (Backward). A group's tuples are
+  // pooled into the backend's memory too and expanded there (GatherRows).
   void Forward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
                const std::vector<oracle::BagGroup>& groups);
   // The dedup group whose tuples include the dense features (config
@@ -99,7 +98,8 @@ class TrainerCore {
   }
   // With the Forward's dedup groups: a group table's pooled gradients are
   // first summed per tuple in ascending sample order
-  // (Backend::SumRowsByIndex), then reduced to rows over the tuples' bags.
+  // (Backend::SumRowsByIndex; on the device where Forward pooled there),
+  // then reduced to rows over the tuples' bags.
   // The same in every cache mode; against no dedup, only the order of the
   // row gradients' sums differs.
   double Backward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
@@ -154,17 +154,17 @@ class TrainerCore {
   std::vector<uint32_t> apply_slots_;  // ApplyRows' slot list, kept for its capacity
 
   // Whether the last Forward pooled into the backend's memory (a device
-  // cache and no dedup groups): its pooled values and their gradients stay
-  // in dev_pooled_ / dev_pooled_grad_, never on the host.
+  // cache, with or without dedup groups): its pooled values and their
+  // gradients stay in dev_pooled_ / dev_pooled_grad_, a group's tuples and
+  // their summed gradients in dev_tuples_ / dev_tuple_grad_ (one table's
+  // at a time: stream order keeps the next table's out), never on the host.
   bool resident_ = false;
-  static bool PoolsResident(const SlotArray& cache, const std::vector<oracle::BagGroup>& groups) {
-    return cache.device() && groups.empty();
-  }
+  static bool PoolsResident(const SlotArray& cache) { return cache.device(); }
 
   // Scratch, kept between batches.
   std::vector<float> pooled_;
   std::vector<float> pooled_grad_;
-  gpu::Buffer dev_pooled_, dev_pooled_grad_;
+  gpu::Buffer dev_pooled_, dev_pooled_grad_, dev_tuples_, dev_tuple_grad_;
   std::vector<std::vector<float>> unique_grads_;  // per table: U × width
   // Dedup groups: per table, the group's bag_of (null: not in a group, set
   // by the last Forward), its tuples pooled (U × width) and their summed

@@ -176,26 +176,63 @@ TEST_CASE("the compute stream's waits come from the device's clock on a device a
 
 namespace actorrec::trainer {
 
-// Dedup groups still pool through the host on a device (no device
-// GatherRows/SumRowsByIndex yet): mixed with per-sample tables, the run
-// still equals the CPU's bitwise, and only the grouped batches stage.
-TEST_CASE("dedup groups with the cache slots in a device's memory equal the CPU backend bitwise",
-          "[trainer][device_cache]") {
+// Dedup groups (RecD's IKJT) with the cache slots in a device's memory: a
+// group's tuples are pooled into the device's memory, expanded to the
+// samples there (GatherRows) and their gradients summed back per tuple
+// there (SumRowsByIndex) before the reduction to rows; with `dense = true`
+// DLRM's bottom MLP runs per distinct (tuple, dense row) on the device too.
+// Every mode, W = 1 and 2, sum and mean pooling, on both drivers, equals
+// the CPU backend bitwise, and nothing pools into host memory or reduces
+// from it (the fake's pointer checks: every GatherRows and SumRowsByIndex
+// on its memory, the index on the host).
+TEST_CASE("dedup groups with the cache slots in a device's memory stay on the device and equal the CPU bitwise",
+          "[trainer][device_cache][dedup]") {
   Case c;
   c.sparse = "adagrad";
   c.batches = 4;
-  c.trainers = 2;
-  c.dedup_groups = {"[0, 1]"};
-  for (const char* mode : {"no_cache", "lrpp_delayed"}) {
-    c.mode = mode;
-    c.cache_rows = 8192;
-    INFO(mode);
-    const uint64_t cpu = LockstepDigest(c);
-    FakeDevices fakes;
-    CHECK(LockstepDigest(c) == cpu);
-    for (const auto& f : fakes.made) {
-      CHECK(f->errors.empty());
-      CHECK(f->host_pools.load() > 0);
+  c.session_length = 8;
+  c.session_dup = "[0.95, 0.95, 0.6, 0.0]";
+  c.session_dense_dup = 0.9;
+  for (bool dense : {false, true}) {
+    // Tables 0 and 1 grouped (with the dense features when `dense`), table
+    // 2 alone, table 3 per sample: grouped and plain tables in one batch.
+    c.dedup_groups = {dense ? "[0, 1]\ndense = true" : "[0, 1]", "[2]"};
+    for (const char* pooling : {"sum", "mean"}) {
+      c.pooling = pooling;
+      for (int w : {1, 2}) {
+        c.trainers = w;
+        for (const char* mode : {"no_cache", "lrpp_delayed", "lrpp", "replicated", "static_hot", "ideal"}) {
+          c.mode = mode;
+          c.cache_rows = std::string(mode) == "static_hot" || std::string(mode) == "ideal" ? 512 : 8192;
+          INFO((dense ? "dense = true " : "") << pooling << " W=" << w << " " << mode);
+          const uint64_t cpu = LockstepDigest(c);
+          auto check_stayed = [&](const std::vector<std::shared_ptr<FakeDeviceStats>>& made) {
+            REQUIRE(made.size() == size_t(w));
+            for (const auto& f : made) {
+              std::lock_guard<std::mutex> lock(f->mu);
+              CHECK(f->errors.empty());
+              CHECK(f->host_pools.load() == 0);
+              CHECK(f->host_bag_grads.load() == 0);
+              CHECK(f->resident_pools.load() > 0);
+              // Two grouped tables' tuples expanded per batch, their
+              // gradients summed per tuple; with `dense`, the bottom MLP's
+              // output and gradient too.
+              CHECK(f->gather_rows.load() >= 2 * c.batches);
+              CHECK(f->sums_by_index.load() >= 2 * c.batches);
+            }
+          };
+          {
+            FakeDevices fakes;
+            CHECK(LockstepDigest(c) == cpu);
+            check_stayed(fakes.made);
+          }
+          if (w == 2 && (std::string(mode) == "lrpp_delayed" || std::string(mode) == "no_cache")) {
+            FakeDevices fakes;
+            CHECK(PipelineDigest(c) == cpu);
+            check_stayed(fakes.made);
+          }
+        }
+      }
     }
   }
 }

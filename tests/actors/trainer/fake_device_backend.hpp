@@ -3,8 +3,9 @@
 // its own (device_memory() true) that is host memory underneath, the CPU
 // backend's arithmetic, and checks that every slot op gets the right kind
 // of pointer (rows in its memory, staging in its pinned memory, bags and
-// gradients on the host) and that no host-pointer op (PoolBySlot, Gemm)
-// ever gets the device's rows.
+// gradients on the host; GatherRows' and SumRowsByIndex's values in its
+// memory, their index on the host) and that no host-pointer op
+// (PoolBySlot, Gemm) ever gets the device's rows.
 //
 // ScatterSlots copies late, as a device's copy stream would: the copy is
 // queued and lands only at WaitStaged or ComputeAfter of its ticket, or at
@@ -44,6 +45,10 @@ struct FakeDeviceStats {
   // path: PoolSlots, BagGradToUnique) against the resident one
   // (ResidentPoolSlots, ResidentBagGradToUnique).
   std::atomic<int> host_pools{0}, host_bag_grads{0}, resident_pools{0}, resident_bag_grads{0};
+  // The dedup groups' two ops (GatherRows, SumRowsByIndex), on the fake's
+  // memory: the trainer's tuples expanded and their gradients summed, and
+  // DLRM's bottom MLP per distinct dense row.
+  std::atomic<int> gather_rows{0}, sums_by_index{0};
   std::atomic<int> rows_waits{0}, sync_waits{0};  // completed BeginWait/EndWait pairs
   std::mutex mu;
   std::vector<std::string> errors;  // guarded by mu
@@ -101,6 +106,24 @@ class FakeDeviceBackend final : public gpu::Backend {
     Check(&device_, out, 1, false, "ResidentBagGradToUnique out");
     ++stats_->resident_bag_grads;
     cpu_->BagGradToUnique(g, in_stride, width, bags, pooling, out);
+  }
+
+  // Values and their results in the fake's memory, the index on the host.
+  void GatherRows(const float* src, size_t src_stride, size_t width, const uint32_t* index, size_t n, float* out,
+                  size_t out_stride) override {
+    Check(&device_, src, 1, true, "GatherRows src");
+    Check(&device_, out, n == 0 ? 0 : (n - 1) * out_stride + width, true, "GatherRows out");
+    Check(&device_, reinterpret_cast<const float*>(index), 1, false, "GatherRows index");
+    ++stats_->gather_rows;
+    gpu::Backend::GatherRows(src, src_stride, width, index, n, out, out_stride);
+  }
+  void SumRowsByIndex(const float* in, size_t in_stride, size_t width, const uint32_t* index, size_t n,
+                      size_t groups, float* out, size_t out_stride) override {
+    Check(&device_, in, n == 0 ? 0 : (n - 1) * in_stride + width, true, "SumRowsByIndex in");
+    Check(&device_, out, groups == 0 ? 0 : (groups - 1) * out_stride + width, true, "SumRowsByIndex out");
+    Check(&device_, reinterpret_cast<const float*>(index), 1, false, "SumRowsByIndex index");
+    ++stats_->sums_by_index;
+    gpu::Backend::SumRowsByIndex(in, in_stride, width, index, n, groups, out, out_stride);
   }
 
   uint64_t ScatterSlots(const float* staged, const uint32_t* slots, size_t n, size_t row_floats, float* rows,
