@@ -79,21 +79,50 @@ void TrainerCore::MapGroups(const std::vector<oracle::BagGroup>& groups, size_t 
 }
 
 models::SliceView TrainerCore::ViewWithDense(const data::SampleBlock& samples,
-                                             const std::vector<oracle::BagGroup>& groups) {
+                                             const std::vector<oracle::BagGroup>& groups, data::DenseDedup& dedup,
+                                             std::vector<float>& rows) {
   models::SliceView view = ViewOf(samples);
   if (dense_group_.empty() || !model_->DedupsDense() || samples.num_dense == 0) return view;
   const auto g = std::find_if(groups.begin(), groups.end(),
                               [&](const oracle::BagGroup& x) { return x.tables == dense_group_; });
   if (g == groups.end()) return view;
   const size_t n = samples.size(), width = samples.num_dense;
-  dense_dedup_.Run(samples.dense.data(), n, width, g->bag_of.data());
-  const std::vector<uint32_t>& first = dense_dedup_.first();
-  dense_rows_.resize(first.size() * width);
-  gpu::HostGatherRows(samples.dense.data(), width, width, first.data(), first.size(), dense_rows_.data(), width);
-  view.dense = dense_rows_.data();
-  view.dense_of = dense_dedup_.inverse().data();
+  dedup.Run(samples.dense.data(), n, width, g->bag_of.data());
+  const std::vector<uint32_t>& first = dedup.first();
+  rows.resize(first.size() * width);
+  gpu::HostGatherRows(samples.dense.data(), width, width, first.data(), first.size(), rows.data(), width);
+  view.dense = rows.data();
+  view.dense_of = dedup.inverse().data();
   view.dense_rows = first.size();
   return view;
+}
+
+void TrainerCore::StageInputs(int64_t batch, const data::SampleBlock& samples,
+                              const std::vector<oracle::BagGroup>& groups) {
+  if (!cache_.device()) return;
+  const std::optional<size_t> set = inputs_.FreeSet(batch);
+  if (!set) return;
+  InputSet& in = input_sets_[*set];
+  in.view = ViewWithDense(samples, groups, in.dedup, in.dense_rows);
+  const size_t n = in.view.samples;
+  const size_t dense_floats = (in.view.dense_of != nullptr ? in.view.dense_rows : n) * samples.num_dense;
+  in.packed.resize(dense_floats + n);
+  std::copy_n(in.view.dense, dense_floats, in.packed.data());
+  std::copy_n(in.view.labels, n, in.packed.data() + dense_floats);
+  float* dev = in.dev.Grow(*backend_, in.packed.size());
+  inputs_.Staged(batch, *set, backend_->UploadInputs(dev, in.packed.data(), in.packed.size()));
+  in.view.dense_on = dev;
+  in.view.labels_on = dev + dense_floats;
+}
+
+void TrainerCore::BeforeCompute(int64_t batch, const data::SampleBlock& samples,
+                                const std::vector<oracle::BagGroup>& groups) {
+  computing_.reset();
+  if (!cache_.device()) return;
+  StageInputs(batch, samples, groups);
+  if (!inputs_.SetOf(batch)) return;  // no set free (never in order): the model uploads them
+  backend_->ComputeAfterInputs(inputs_.ComputeWaitsOn(batch));
+  computing_ = batch;
 }
 
 void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
@@ -128,7 +157,12 @@ void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<or
       cache_.PoolResident(width_, bags, pooling_, tuples, width_);
       backend_->GatherRows(tuples, width_, width_, bag_of.data(), n, out, stride);
     }
-    view_ = ViewWithDense(samples, groups);
+    if (computing_) {  // its inputs went up ahead (BeforeCompute)
+      view_ = input_sets_[*inputs_.SetOf(*computing_)].view;
+      ACTORREC_ASSERT(view_.samples == n, "Forward takes the slice BeforeCompute staged");
+    } else {
+      view_ = ViewWithDense(samples, groups, dense_dedup_, dense_rows_);
+    }
     view_.pooled_resident = true;
     model_->Forward(view_, pooled);
     return;
@@ -167,7 +201,7 @@ void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<or
       gpu::HostGatherRows(tuples.data(), width_, width_, bag_of_[t]->data(), n, pooled, stride);
     }
   }
-  view_ = ViewWithDense(samples, groups);
+  view_ = ViewWithDense(samples, groups, dense_dedup_, dense_rows_);
   model_->Forward(view_, pooled_.data());
 }
 
@@ -183,6 +217,8 @@ double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector
   view.dense = view_.dense;
   view.dense_of = view_.dense_of;
   view.dense_rows = view_.dense_rows;
+  view.dense_on = view_.dense_on;
+  view.labels_on = view_.labels_on;
   view.pooled_resident = resident_;
   const float* pooled = resident_ ? dev_pooled_.data() : pooled_.data();
   float* pooled_grad = resident_ ? dev_pooled_grad_.Grow(*backend_, n * tables_ * width_) : pooled_grad_.data();
@@ -228,6 +264,10 @@ double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector
       grad_ptr_[s] = grads.data() + u * width_;
     }
   }
+  // Every op that read the staged inputs ran before the downloads above
+  // returned: their set is free.
+  if (computing_) inputs_.Computed(*computing_);
+  computing_.reset();
   return loss;
 }
 

@@ -19,8 +19,10 @@
 // mode bit-identical to the no-cache reference (ARCHITECTURE §3, §5).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -29,6 +31,7 @@
 #include "data/sample_block.hpp"
 #include "gpu/backend.hpp"
 #include "gpu/buffer.hpp"
+#include "gpu/input_schedule.hpp"
 #include "models/model.hpp"
 #include "models/optimizers.hpp"
 #include "actors/trainer/slot_array.hpp"
@@ -87,6 +90,20 @@ class TrainerCore {
   // bottom MLP), the slice's distinct (tuple, dense row) pairs are found
   // (data::DenseDedup) and the bottom MLP runs once per pair.
   void SetDenseGroup(std::vector<uint32_t> tables) { dense_group_ = std::move(tables); }
+
+  // A batch's inputs ahead of its compute (with the slots on a device;
+  // nothing on a host backend; docs/gpu.md "A batch's inputs go up ahead").
+  // StageInputs, while an earlier batch computes: `batch`'s dense rows
+  // (deduplicated with the dense group, as Forward would) and labels go up
+  // in one copy on the copy stream into a free input set
+  // (gpu/input_schedule.hpp); nothing when they are staged already or no
+  // set is free.
+  void StageInputs(int64_t batch, const data::SampleBlock& samples, const std::vector<oracle::BagGroup>& groups);
+  // Right before Forward of `batch` (the same samples and groups): stages
+  // its inputs now if nothing did, and makes the backend's later ops wait
+  // for their copy alone (Backend::ComputeAfterInputs). Forward and
+  // Backward then read them where they are; Backward frees their set.
+  void BeforeCompute(int64_t batch, const data::SampleBlock& samples, const std::vector<oracle::BagGroup>& groups);
 
   // Right after Forward with the same arguments: the backward pass, down to
   // each touched row's gradient. grad_scale is 1 / global batch size, so
@@ -173,11 +190,24 @@ class TrainerCore {
   std::vector<const std::vector<uint32_t>*> bag_of_;
   // The dense group (SetDenseGroup), and the view the last Forward gave
   // the model (its dense rows deduplicated when the dense group was there).
-  models::SliceView ViewWithDense(const data::SampleBlock& samples, const std::vector<oracle::BagGroup>& groups);
+  models::SliceView ViewWithDense(const data::SampleBlock& samples, const std::vector<oracle::BagGroup>& groups,
+                                  data::DenseDedup& dedup, std::vector<float>& rows);
   std::vector<uint32_t> dense_group_;
   data::DenseDedup dense_dedup_;
   std::vector<float> dense_rows_;
   models::SliceView view_;
+  // The inputs uploaded ahead (StageInputs): per set, its view (with
+  // dense_on and labels_on in `dev`) and the host data it points to; the
+  // batch whose staged inputs the current Forward and Backward read.
+  struct InputSet {
+    data::DenseDedup dedup;
+    std::vector<float> dense_rows, packed;
+    gpu::Buffer dev;
+    models::SliceView view;
+  };
+  gpu::InputSchedule inputs_;
+  std::array<InputSet, gpu::InputSchedule::kSets> input_sets_;
+  std::optional<int64_t> computing_;
   std::vector<std::vector<float>> tuple_pooled_;
   std::vector<float> tuple_grad_;
   // grad_stamp_[s] == stamp_: slot s was touched by the last Compute, and

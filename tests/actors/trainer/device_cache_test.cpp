@@ -7,10 +7,12 @@
 // is pooled from the device rows and updated by the backend's row op.
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "actors/run/pipeline_run.hpp"
+#include "actors/run/run_parts.hpp"
 #include "gpu/backend_select.hpp"
 #include "tests/actors/trainer/device_matrix.hpp"
 #include "tests/actors/trainer/fake_device_backend.hpp"
@@ -74,6 +76,11 @@ TEST_CASE("every mode with the cache slots in a device's memory equals the CPU b
           CHECK(f->resident_bag_grads.load() > 0);
           CHECK(f->host_pools.load() == 0);
           CHECK(f->host_bag_grads.load() == 0);
+          // Each batch's inputs went up in one copy that its compute waited
+          // for; the lockstep driver stages them right before the compute.
+          CHECK(f->input_uploads.load() == c.batches);
+          CHECK(f->input_waits.load() == c.batches);
+          CHECK(f->inputs_ahead.load() == 0);
         }
       }
       CHECK(lockstep == cpu);
@@ -84,6 +91,8 @@ TEST_CASE("every mode with the cache slots in a device's memory equals the CPU b
         for (const auto& f : fakes.made) {
           CHECK(f->errors.empty());
           CHECK(f->scatters.load() > 0);
+          CHECK(f->input_uploads.load() == c.batches);
+          CHECK(f->input_waits.load() == c.batches);
         }
       }
       CHECK(pipeline == cpu);
@@ -234,6 +243,105 @@ TEST_CASE("dedup groups with the cache slots in a device's memory stay on the de
         }
       }
     }
+  }
+}
+
+}  // namespace actorrec::trainer
+
+namespace actorrec::trainer {
+
+// A batch's inputs go up ahead (TrainerCore::StageInputs): batch 1's dense
+// rows and labels are uploaded while batch 0 computes, into the other input
+// set, and its compute waits for that copy alone. On the fake device (whose
+// input copies land only at ComputeAfterInputs) both batches give the CPU
+// backend's logits, loss and row gradients bitwise, with and without a
+// dense dedup group.
+TEST_CASE("a batch's inputs uploaded while the previous batch computes give the CPU's bits",
+          "[trainer][device_cache]") {
+  for (bool dense_group : {false, true}) {
+    INFO((dense_group ? "dense group" : "no groups"));
+    Case c;
+    c.trainers = 1;
+    auto parts_of = [&]() {
+      auto parts = RunParts::Create(config::ParseConfig(ConfigText(c), "inputs_ahead.toml"));
+      REQUIRE(parts.ok());
+      return std::move(parts).value();
+    };
+    auto cpu = parts_of();
+    std::unique_ptr<RunParts> dev;
+    FakeDevices fakes;
+    dev = parts_of();
+    REQUIRE(fakes.made.size() == 1);
+    const uint32_t tables = cpu->T();
+    // Two batches of 6 samples; table t's bags use slots 8t … 8t + 2. With
+    // the dense group (table 0), samples come in pairs of one tuple and one
+    // dense row.
+    struct Slice {
+      data::SampleBlock samples;
+      std::vector<oracle::TableFeatures> features;
+      std::vector<oracle::BagGroup> groups;
+    };
+    std::vector<Slice> slices(2);
+    for (int b = 0; b < 2; ++b) {
+      Slice& s = slices[b];
+      s.samples.Reset(3, tables);
+      s.features.resize(tables);
+      for (uint32_t i = 0; i < 6; ++i) {
+        s.samples.labels.push_back(static_cast<float>((i + b) % 2));
+        for (int j = 0; j < 3; ++j) s.samples.dense.push_back(0.125f * static_cast<float>(i / 2 + j + 3 * b));
+      }
+      for (uint32_t t = 0; t < tables; ++t) {
+        s.features[t].table = t;
+        s.features[t].unique_slots = {8 * t, 8 * t + 1, 8 * t + 2};
+        s.features[t].inverse = {0, 1, 2, 0, 1, 2};
+        s.features[t].offsets = {0, 1, 2, 3, 4, 5, 6};
+      }
+      if (dense_group) {
+        // Table 0 grouped: three tuples, sample i uses tuple i / 2.
+        s.features[0].inverse = {uint32_t(b), 1, 2};
+        s.features[0].offsets = {0, 1, 2, 3};
+        s.groups.push_back({{0}, {0, 0, 1, 1, 2, 2}});
+      }
+    }
+    std::vector<float> rows(size_t{8} * tables * cpu->trainers[0]->row_floats());
+    for (size_t i = 0; i < rows.size(); ++i) rows[i] = 0.01f * static_cast<float>(i % 13) - 0.05f;
+    std::vector<uint32_t> slots(8 * tables);
+    for (uint32_t s = 0; s < slots.size(); ++s) slots[s] = s;
+    for (RunParts* p : {cpu.get(), dev.get()}) {
+      TrainerCore& core = *p->trainers[0];
+      core.EnsureSlots(8 * tables);
+      if (dense_group) core.SetDenseGroup({0});
+      core.cache().WriteRows(slots.data(), slots.size(), rows.data());
+      core.cache().BeforeComputeAll();
+    }
+    // Batch 1's inputs go up after batch 0's compute began and before its
+    // backward's downloads: batch 0's compute has not ended.
+    auto run = [&](TrainerCore& core, std::vector<float>* out) {
+      for (int b = 0; b < 2; ++b) {
+        const Slice& s = slices[b];
+        core.BeforeCompute(b, s.samples, s.groups);
+        if (b == 0) core.StageInputs(1, slices[1].samples, slices[1].groups);
+        core.Forward(s.samples, s.features, s.groups);
+        out->insert(out->end(), core.model().logits(), core.model().logits() + 6);
+        out->push_back(static_cast<float>(core.Backward(s.samples, s.features, 1.0f / 6, s.groups)));
+        for (uint32_t slot = 0; slot < 8 * tables; ++slot) {
+          if (const float* g = core.RowGrad(slot)) out->insert(out->end(), g, g + core.width());
+        }
+        const auto grads = core.dense_grads();
+        out->insert(out->end(), grads.begin(), grads.end());
+      }
+    };
+    std::vector<float> on_cpu, on_dev;
+    run(*cpu->trainers[0], &on_cpu);
+    run(*dev->trainers[0], &on_dev);
+    REQUIRE(on_cpu.size() == on_dev.size());
+    CHECK(std::memcmp(on_cpu.data(), on_dev.data(), on_cpu.size() * sizeof(float)) == 0);
+    const FakeDeviceStats& f = *fakes.made[0];
+    CHECK(f.input_uploads.load() == 2);
+    CHECK(f.input_waits.load() == 2);
+    CHECK(f.inputs_ahead.load() == 1);  // batch 1's: downloads of batch 0 came between
+    std::lock_guard<std::mutex> lock(fakes.made[0]->mu);
+    CHECK(fakes.made[0]->errors.empty());
   }
 }
 
