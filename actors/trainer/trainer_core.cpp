@@ -125,84 +125,62 @@ void TrainerCore::BeforeCompute(int64_t batch, const data::SampleBlock& samples,
   computing_ = batch;
 }
 
+void TrainerCore::PoolTable(uint32_t t, const gpu::SlotBags& bags, size_t n, float* out, size_t stride) {
+  if (bag_of_.empty() || bag_of_[t] == nullptr) {
+    ACTORREC_ASSERT(bags.samples == n, "a table's bags must cover the slice");
+    if (resident_) return cache_.PoolResident(width_, bags, pooling_, out, stride);
+    return cache_.Pool(width_, bags, pooling_, out, stride);
+  }
+  // A group's table: each tuple once, then to every sample that uses it.
+  const std::vector<uint32_t>& bag_of = *bag_of_[t];
+  ACTORREC_ASSERT(bag_of.empty() || *std::max_element(bag_of.begin(), bag_of.end()) < bags.samples,
+                  "a sample's tuple is one of its group's tuples");
+  if (resident_) {
+    // In device memory (stream order: the next table's pooling reuses the
+    // tuples' buffer only after this gather).
+    float* tuples = dev_tuples_.Grow(*backend_, bags.samples * width_);
+    cache_.PoolResident(width_, bags, pooling_, tuples, width_);
+    backend_->GatherRows(tuples, width_, width_, bag_of.data(), n, out, stride);
+    return;
+  }
+  std::vector<float>& tuples = tuple_pooled_[t];
+  tuples.resize(bags.samples * width_);
+  cache_.Pool(width_, bags, pooling_, tuples.data(), width_);
+  gpu::HostGatherRows(tuples.data(), width_, width_, bag_of.data(), n, out, stride);
+}
+
 void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
                           const std::vector<oracle::BagGroup>& groups) {
   ACTORREC_ASSERT(features.size() == tables_, "one TableFeatures per table");
   const size_t n = samples.size();
   const size_t pooled_floats = n * tables_ * width_;
   resident_ = PoolsResident(cache_);
+  float* pooled = nullptr;
   if (resident_) {
-    if (groups.empty()) {
-      bag_of_.clear();
-    } else {
-      MapGroups(groups, n);
+    pooled = dev_pooled_.Grow(*backend_, pooled_floats);
+  } else {
+    if (pooled_.size() < pooled_floats) {
+      pooled_.resize(pooled_floats);
+      pooled_grad_.resize(pooled_floats);
     }
-    const size_t stride = size_t{tables_} * width_;
-    float* pooled = dev_pooled_.Grow(*backend_, pooled_floats);
-    for (uint32_t t = 0; t < tables_; ++t) {
-      const gpu::SlotBags bags = BagsOf(features[t]);
-      float* out = pooled + size_t{t} * width_;
-      if (bag_of_.empty() || bag_of_[t] == nullptr) {
-        ACTORREC_ASSERT(bags.samples == n, "a table's bags must cover the slice");
-        cache_.PoolResident(width_, bags, pooling_, out, stride);
-        continue;
-      }
-      // A group's table: each tuple once into device memory, then to every
-      // sample that uses it on the device (stream order: the next table's
-      // pooling reuses the tuples' buffer only after this gather).
-      const std::vector<uint32_t>& bag_of = *bag_of_[t];
-      ACTORREC_ASSERT(bag_of.empty() || *std::max_element(bag_of.begin(), bag_of.end()) < bags.samples,
-                      "a sample's tuple is one of its group's tuples");
-      float* tuples = dev_tuples_.Grow(*backend_, bags.samples * width_);
-      cache_.PoolResident(width_, bags, pooling_, tuples, width_);
-      backend_->GatherRows(tuples, width_, width_, bag_of.data(), n, out, stride);
-    }
-    if (computing_) {  // its inputs went up ahead (BeforeCompute)
-      view_ = input_sets_[*inputs_.SetOf(*computing_)].view;
-      ACTORREC_ASSERT(view_.samples == n, "Forward takes the slice BeforeCompute staged");
-    } else {
-      view_ = ViewWithDense(samples, groups, dense_dedup_, dense_rows_);
-    }
-    view_.pooled_resident = true;
-    model_->Forward(view_, pooled);
-    return;
-  }
-  if (pooled_.size() < pooled_floats) {
-    pooled_.resize(pooled_floats);
-    pooled_grad_.resize(pooled_floats);
+    pooled = pooled_.data();
   }
   if (groups.empty()) {
     bag_of_.clear();
-    const size_t stride = size_t{tables_} * width_;
-    for (uint32_t t = 0; t < tables_; ++t) {
-      const gpu::SlotBags bags = BagsOf(features[t]);
-      ACTORREC_ASSERT(bags.samples == n, "a table's bags must cover the slice");
-      cache_.Pool(width_, bags, pooling_, pooled_.data() + size_t{t} * width_, stride);
-    }
   } else {
     MapGroups(groups, n);
     tuple_pooled_.resize(tables_);
-    const size_t stride = size_t{tables_} * width_;
-    for (uint32_t t = 0; t < tables_; ++t) {
-      const gpu::SlotBags bags = BagsOf(features[t]);
-      float* pooled = pooled_.data() + size_t{t} * width_;
-      if (bag_of_[t] == nullptr) {
-        ACTORREC_ASSERT(bags.samples == n, "a table's bags must cover the slice");
-        cache_.Pool(width_, bags, pooling_, pooled, stride);
-        continue;
-      }
-      // Each tuple once, then to every sample that uses it.
-      const std::vector<uint32_t>& bag_of = *bag_of_[t];
-      ACTORREC_ASSERT(bag_of.empty() || *std::max_element(bag_of.begin(), bag_of.end()) < bags.samples,
-                      "a sample's tuple is one of its group's tuples");
-      std::vector<float>& tuples = tuple_pooled_[t];
-      tuples.resize(bags.samples * width_);
-      cache_.Pool(width_, bags, pooling_, tuples.data(), width_);
-      gpu::HostGatherRows(tuples.data(), width_, width_, bag_of_[t]->data(), n, pooled, stride);
-    }
   }
-  view_ = ViewWithDense(samples, groups, dense_dedup_, dense_rows_);
-  model_->Forward(view_, pooled_.data());
+  const size_t stride = size_t{tables_} * width_;
+  for (uint32_t t = 0; t < tables_; ++t) PoolTable(t, BagsOf(features[t]), n, pooled + size_t{t} * width_, stride);
+  if (computing_) {  // its inputs went up ahead (BeforeCompute; a device only)
+    view_ = input_sets_[*inputs_.SetOf(*computing_)].view;
+    ACTORREC_ASSERT(view_.samples == n, "Forward takes the slice BeforeCompute staged");
+  } else {
+    view_ = ViewWithDense(samples, groups, dense_dedup_, dense_rows_);
+  }
+  view_.pooled_resident = resident_;
+  model_->Forward(view_, pooled);
 }
 
 double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,

@@ -187,6 +187,10 @@ class TrainerCore {
   // by the last Forward), its tuples pooled (U × width) and their summed
   // gradients.
   void MapGroups(const std::vector<oracle::BagGroup>& groups, size_t samples);
+  // Pools table t of the slice into out (out_stride apart; the backend's
+  // memory when resident_): per sample, or a group's tuples once, then
+  // expanded to the samples (GatherRows).
+  void PoolTable(uint32_t t, const gpu::SlotBags& bags, size_t n, float* out, size_t out_stride);
   std::vector<const std::vector<uint32_t>*> bag_of_;
   // The dense group (SetDenseGroup), and the view the last Forward gave
   // the model (its dense rows deduplicated when the dense group was there).
