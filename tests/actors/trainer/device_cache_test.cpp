@@ -107,6 +107,7 @@ TEST_CASE("the device equivalence matrix and resume pass on the fake device back
   FakeDevices fakes;
   CheckDeviceModeMatrix(DeviceMatrixCase("cpu"), "fake device");
   CheckDeviceResume(DeviceMatrixCase("cpu"), "fake device");
+  CheckDeviceDedupMatrix(DeviceMatrixCase("cpu"), "fake device");
   REQUIRE_FALSE(fakes.made.empty());
   for (const auto& f : fakes.made) {
     std::lock_guard<std::mutex> lock(f->mu);
