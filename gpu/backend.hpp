@@ -279,6 +279,22 @@ class Backend {
   virtual void ApplyRowUpdate(float* rows, size_t row_stride, const uint32_t* slots, size_t n, const float* grads,
                               const RowUpdate& update);
 
+  // ---- A batch's inputs uploaded ahead (gpu/input_schedule.hpp, docs/gpu.md
+  // "A batch's inputs go up ahead").
+  //
+  // dst[i] = host[i], i < floats, with dst in the backend's memory, copied
+  // on the copy stream without waiting for any op: the caller keeps every
+  // op off dst until ComputeAfterInputs of the ticket returned (the
+  // schedule's sets). `host` may be reused once it returns. Returns the
+  // copy's ticket (0: already done). Default: Upload, 0.
+  virtual uint64_t UploadInputs(float* dst, const float* host, size_t floats) {
+    Upload(dst, host, floats);
+    return 0;
+  }
+  // The ops called after this one see the inputs of UploadInputs' `ticket`
+  // (and of every earlier one); nothing else waits. Default: nothing.
+  virtual void ComputeAfterInputs(uint64_t) {}
+
   // ---- The compute stream's waits, timed on the device (docs/gpu.md "The
   // compute stream's waits"). BeginWait and EndWait bracket one wait of the
   // compute stream (what: StreamWaits); a BeginWait without its EndWait is

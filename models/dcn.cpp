@@ -74,7 +74,7 @@ class Dcn final : public Model {
     params_on_ = ResidentParams();
     float* xs = xs_.Grow(be, (L + 1) * n * d0_);
     float* s = s_.Grow(be, L * n);
-    be.DeepInput(up_dense_.Resident(be, in.dense, n * dd), PooledOn(in, up_pooled_, pooled, n * T * d), n, dd, T, 0,
+    be.DeepInput(DenseOn(in, up_dense_, n * dd), PooledOn(in, up_pooled_, pooled, n * T * d), n, dd, T, 0,
                  d, d, xs);
     for (size_t l = 0; l < L; ++l) {
       be.CrossForward(xs, xs + l * n * d0_, params_on_ + cross_w_[l], params_on_ + cross_b_[l], n, d0_, s + l * n,

@@ -69,12 +69,12 @@ class Dlrm final : public Model {
     if (!bottom_.empty() && in.dense_of != nullptr) {
       // The bottom MLP once per distinct dense row, expanded to the samples.
       const size_t rows = in.dense_rows;
-      bottom_.Forward(be, params_on_, up_dense_.Resident(be, in.dense, rows * spec_.dense_features), rows);
+      bottom_.Forward(be, params_on_, DenseOn(in, up_dense_, rows * spec_.dense_features), rows);
       float* z = z_expanded_.Grow(be, n * d);
       be.GatherRows(bottom_.output(), d, d, in.dense_of, n, z, d);
       z_ = z;
     } else if (!bottom_.empty()) {
-      bottom_.Forward(be, params_on_, up_dense_.Resident(be, in.dense, n * spec_.dense_features), n);
+      bottom_.Forward(be, params_on_, DenseOn(in, up_dense_, n * spec_.dense_features), n);
       z_ = bottom_.output();
     }
     float* r = r_.Grow(be, n * inter_);

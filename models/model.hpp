@@ -134,6 +134,12 @@ struct SliceView {
   // Only a model whose DedupsDense() is true is given it.
   const uint32_t* dense_of = nullptr;
   size_t dense_rows = 0;
+  // The same dense rows and labels already in the backend's memory (the
+  // trainer uploaded them ahead of the batch: docs/gpu.md "A batch's inputs
+  // go up ahead"), or null: a device-resident model uploads `dense` and
+  // `labels` itself.
+  const float* dense_on = nullptr;
+  const float* labels_on = nullptr;
 };
 
 class Model {
@@ -218,7 +224,7 @@ class Model {
   // backend's memory, *dlogit = scale · (σ(z) − y) in the model's buffer;
   // returns the summed BCE of `logits` (backend memory).
   double LossGradient(const SliceView& in, const float* logits, float scale, float** dlogit) {
-    const float* labels = up_labels_.Resident(*backend_, in.labels, in.samples);
+    const float* labels = in.labels_on ? in.labels_on : up_labels_.Resident(*backend_, in.labels, in.samples);
     *dlogit = dlogit_.Grow(*backend_, in.samples);
     return backend_->BceWithLogits(logits, labels, in.samples, scale, *dlogit);
   }
@@ -239,6 +245,12 @@ class Model {
   // uploaded into `up`.
   const float* PooledOn(const SliceView& in, gpu::Buffer& up, const float* pooled, size_t floats) {
     return in.pooled_resident ? pooled : up.Resident(*backend_, pooled, floats);
+  }
+  // The slice's dense rows (`floats` of them) as the backend sees them:
+  // in.dense_on when the trainer uploaded them ahead, else `in.dense`
+  // itself (a host backend) or uploaded into `up`.
+  const float* DenseOn(const SliceView& in, gpu::Buffer& up, size_t floats) {
+    return in.dense_on ? in.dense_on : up.Resident(*backend_, in.dense, floats);
   }
   float* PooledGradTarget(const SliceView& in, float* pooled_grad, size_t floats) {
     return backend_->device_memory() && !in.pooled_resident ? dev_pooled_grad_.Grow(*backend_, floats)

@@ -59,7 +59,7 @@ class WideDeep final : public Model {
     params_on_ = ResidentParams();
     pooled_on_ = PooledOn(in, up_pooled_, pooled, n * (T + C) * width_);
     float* x = x_.Grow(be, n * x_width_);
-    dense_on_ = up_dense_.Resident(be, in.dense, n * dd);
+    dense_on_ = DenseOn(in, up_dense_, n * dd);
     be.DeepInput(dense_on_, pooled_on_, n, dd, T, C, d, width_, x);
     deep_.Forward(be, params_on_, x, n);
     float* logits = logits_.Grow(be, n);

@@ -167,6 +167,7 @@ double LockstepRun::ComputeAll(const data::Batch& batch,
   auto work = [&](uint32_t w) {
     TrainerCore& core = *parts_->trainers[w];
     core.cache().BeforeComputeAll();  // every row fetched so far is this batch's
+    core.BeforeCompute(static_cast<int64_t>(batch.index), slices_[w], *groups[w]);  // its inputs, now
     const auto t0 = Clock::now();
     core.Forward(slices_[w], *features[w], *groups[w]);
     forward_s[w] = Since(t0);

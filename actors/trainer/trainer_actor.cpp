@@ -98,6 +98,11 @@ void TryAdvance(Self self) {
   }
 
   core.cache().BeforeCompute(st.next);  // its rows' copies, and no later batch's
+  core.BeforeCompute(st.next, w.slice.samples, w.plan.bag_groups);  // its inputs' copy alone
+  // The next batch's inputs go up while this one computes (on a device).
+  if (auto next = st.work.find(st.next + 1); next != st.work.end()) {
+    core.StageInputs(st.next + 1, next->second.slice.samples, next->second.plan.bag_groups);
+  }
   core.Forward(w.slice.samples, w.plan.features, w.plan.bag_groups);
   const double forwarded = NowSeconds();
   w.loss = core.Backward(w.slice.samples, w.plan.features, 1.0f / static_cast<float>(w.batch_samples), w.plan.bag_groups);
@@ -262,7 +267,12 @@ caf::behavior Trainer(Self self, TrainerActorArgs args) {
           return Fail(self, "received the plan of trainer " + std::to_string(w.plan.trainer));
         }
         const int64_t b = w.plan.batch;
-        st.work.emplace(b, std::move(w));
+        auto [it, fresh] = st.work.emplace(b, std::move(w));
+        // The next batch to compute: its inputs go up now, while the batch
+        // before it computes or syncs (on a device; TrainerCore::StageInputs).
+        if (fresh && b == st.next && !st.failed) {
+          st.args.core->StageInputs(b, it->second.slice.samples, it->second.plan.bag_groups);
+        }
         TryAdvance(self);
       },
       [=](landed_atom, int64_t batch) {

@@ -85,21 +85,74 @@ void TrainerCore::MapGroups(const std::vector<oracle::BagGroup>& groups, size_t 
 }
 
 models::SliceView TrainerCore::ViewWithDense(const data::SampleBlock& samples,
-                                             const std::vector<oracle::BagGroup>& groups) {
+                                             const std::vector<oracle::BagGroup>& groups, data::DenseDedup& dedup,
+                                             std::vector<float>& rows) {
   models::SliceView view = ViewOf(samples);
   if (dense_group_.empty() || !model_->DedupsDense() || samples.num_dense == 0) return view;
   const auto g = std::find_if(groups.begin(), groups.end(),
                               [&](const oracle::BagGroup& x) { return x.tables == dense_group_; });
   if (g == groups.end()) return view;
   const size_t n = samples.size(), width = samples.num_dense;
-  dense_dedup_.Run(samples.dense.data(), n, width, g->bag_of.data());
-  const std::vector<uint32_t>& first = dense_dedup_.first();
-  dense_rows_.resize(first.size() * width);
-  gpu::HostGatherRows(samples.dense.data(), width, width, first.data(), first.size(), dense_rows_.data(), width);
-  view.dense = dense_rows_.data();
-  view.dense_of = dense_dedup_.inverse().data();
+  dedup.Run(samples.dense.data(), n, width, g->bag_of.data());
+  const std::vector<uint32_t>& first = dedup.first();
+  rows.resize(first.size() * width);
+  gpu::HostGatherRows(samples.dense.data(), width, width, first.data(), first.size(), rows.data(), width);
+  view.dense = rows.data();
+  view.dense_of = dedup.inverse().data();
   view.dense_rows = first.size();
   return view;
+}
+
+void TrainerCore::StageInputs(int64_t batch, const data::SampleBlock& samples,
+                              const std::vector<oracle::BagGroup>& groups) {
+  if (!cache_.device()) return;
+  const std::optional<size_t> set = inputs_.FreeSet(batch);
+  if (!set) return;
+  InputSet& in = input_sets_[*set];
+  in.view = ViewWithDense(samples, groups, in.dedup, in.dense_rows);
+  const size_t n = in.view.samples;
+  const size_t dense_floats = (in.view.dense_of != nullptr ? in.view.dense_rows : n) * samples.num_dense;
+  in.packed.resize(dense_floats + n);
+  std::copy_n(in.view.dense, dense_floats, in.packed.data());
+  std::copy_n(in.view.labels, n, in.packed.data() + dense_floats);
+  float* dev = in.dev.Grow(*backend_, in.packed.size());
+  inputs_.Staged(batch, *set, backend_->UploadInputs(dev, in.packed.data(), in.packed.size()));
+  in.view.dense_on = dev;
+  in.view.labels_on = dev + dense_floats;
+}
+
+void TrainerCore::BeforeCompute(int64_t batch, const data::SampleBlock& samples,
+                                const std::vector<oracle::BagGroup>& groups) {
+  computing_.reset();
+  if (!cache_.device()) return;
+  StageInputs(batch, samples, groups);
+  if (!inputs_.SetOf(batch)) return;  // no set free (never in order): the model uploads them
+  backend_->ComputeAfterInputs(inputs_.ComputeWaitsOn(batch));
+  computing_ = batch;
+}
+
+void TrainerCore::PoolTable(uint32_t t, const gpu::SlotBags& bags, size_t n, float* out, size_t stride) {
+  if (bag_of_.empty() || bag_of_[t] == nullptr) {
+    ACTORREC_ASSERT(bags.samples == n, "a table's bags must cover the slice");
+    if (resident_) return cache_.PoolResident(width_, bags, pooling_, out, stride);
+    return cache_.Pool(width_, bags, pooling_, out, stride);
+  }
+  // A group's table: each tuple once, then to every sample that uses it.
+  const std::vector<uint32_t>& bag_of = *bag_of_[t];
+  ACTORREC_ASSERT(bag_of.empty() || *std::max_element(bag_of.begin(), bag_of.end()) < bags.samples,
+                  "a sample's tuple is one of its group's tuples");
+  if (resident_) {
+    // In device memory (stream order: the next table's pooling reuses the
+    // tuples' buffer only after this gather).
+    float* tuples = dev_tuples_.Grow(*backend_, bags.samples * width_);
+    cache_.PoolResident(width_, bags, pooling_, tuples, width_);
+    backend_->GatherRows(tuples, width_, width_, bag_of.data(), n, out, stride);
+    return;
+  }
+  std::vector<float>& tuples = tuple_pooled_[t];
+  tuples.resize(bags.samples * width_);
+  cache_.Pool(width_, bags, pooling_, tuples.data(), width_);
+  gpu::HostGatherRows(tuples.data(), width_, width_, bag_of.data(), n, out, stride);
 }
 
 void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
@@ -107,63 +160,39 @@ void TrainerCore::Forward(const data::SampleBlock& samples, const std::vector<or
   ACTORREC_ASSERT(features.size() == tables_, "one TableFeatures per table");
   const size_t n = samples.size();
   const size_t pooled_floats = n * tables_ * width_;
-  resident_ = PoolsResident(cache_, groups);
+  resident_ = PoolsResident(cache_);
+  float* pooled = nullptr;
   if (resident_) {
-    bag_of_.clear();
-    const size_t stride = size_t{tables_} * width_;
-    float* pooled = dev_pooled_.Grow(*backend_, pooled_floats);
-    for (uint32_t t = 0; t < tables_; ++t) {
-      const gpu::SlotBags bags = BagsOf(features[t]);
-      ACTORREC_ASSERT(bags.samples == n, "a table's bags must cover the slice");
-      cache_.PoolResident(width_, bags, pooling_, pooled + size_t{t} * width_, stride);
+    pooled = dev_pooled_.Grow(*backend_, pooled_floats);
+  } else {
+    if (pooled_.size() < pooled_floats) {
+      pooled_.resize(pooled_floats);
+      pooled_grad_.resize(pooled_floats);
     }
-    view_ = ViewOf(samples);  // no dedup groups, so no deduplicated dense rows
-    view_.pooled_resident = true;
-    model_->Forward(view_, pooled);
-    return;
-  }
-  if (pooled_.size() < pooled_floats) {
-    pooled_.resize(pooled_floats);
-    pooled_grad_.resize(pooled_floats);
+    pooled = pooled_.data();
   }
   if (groups.empty()) {
     bag_of_.clear();
-    const size_t stride = size_t{tables_} * width_;
-    for (uint32_t t = 0; t < tables_; ++t) {
-      const gpu::SlotBags bags = BagsOf(features[t]);
-      ACTORREC_ASSERT(bags.samples == n, "a table's bags must cover the slice");
-      cache_.Pool(width_, bags, pooling_, pooled_.data() + size_t{t} * width_, stride);
-    }
   } else {
     MapGroups(groups, n);
     tuple_pooled_.resize(tables_);
-    const size_t stride = size_t{tables_} * width_;
-    for (uint32_t t = 0; t < tables_; ++t) {
-      const gpu::SlotBags bags = BagsOf(features[t]);
-      float* pooled = pooled_.data() + size_t{t} * width_;
-      if (bag_of_[t] == nullptr) {
-        ACTORREC_ASSERT(bags.samples == n, "a table's bags must cover the slice");
-        cache_.Pool(width_, bags, pooling_, pooled, stride);
-        continue;
-      }
-      // Each tuple once, then to every sample that uses it.
-      const std::vector<uint32_t>& bag_of = *bag_of_[t];
-      ACTORREC_ASSERT(bag_of.empty() || *std::max_element(bag_of.begin(), bag_of.end()) < bags.samples,
-                      "a sample's tuple is one of its group's tuples");
-      std::vector<float>& tuples = tuple_pooled_[t];
-      tuples.resize(bags.samples * width_);
-      cache_.Pool(width_, bags, pooling_, tuples.data(), width_);
-      gpu::HostGatherRows(tuples.data(), width_, width_, bag_of_[t]->data(), n, pooled, stride);
-    }
   }
-  view_ = ViewWithDense(samples, groups);
-  model_->Forward(view_, pooled_.data());
+  const size_t stride = size_t{tables_} * width_;
+  for (uint32_t t = 0; t < tables_; ++t) PoolTable(t, BagsOf(features[t]), n, pooled + size_t{t} * width_, stride);
+  if (computing_) {  // its inputs went up ahead (BeforeCompute; a device only)
+    view_ = input_sets_[*inputs_.SetOf(*computing_)].view;
+    ACTORREC_ASSERT(view_.samples == n, "Forward takes the slice BeforeCompute staged");
+  } else {
+    view_ = ViewWithDense(samples, groups, dense_dedup_, dense_rows_);
+  }
+  view_.pooled_resident = resident_;
+  model_->Forward(view_, pooled);
 }
 
 double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
                              float grad_scale, const std::vector<oracle::BagGroup>& groups) {
   ACTORREC_ASSERT(features.size() == tables_, "one TableFeatures per table");
-  ACTORREC_ASSERT(resident_ == PoolsResident(cache_, groups), "Backward takes its Forward's groups");
+  ACTORREC_ASSERT(resident_ == PoolsResident(cache_), "Backward follows its Forward");
   // The Forward's view: its deduplicated dense rows, if any, are these
   // samples' (the same arguments).
   ACTORREC_ASSERT(view_.samples == samples.size(), "Backward follows the Forward of its slice");
@@ -172,6 +201,8 @@ double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector
   view.dense = view_.dense;
   view.dense_of = view_.dense_of;
   view.dense_rows = view_.dense_rows;
+  view.dense_on = view_.dense_on;
+  view.labels_on = view_.labels_on;
   view.pooled_resident = resident_;
   const float* pooled = resident_ ? dev_pooled_.data() : pooled_.data();
   float* pooled_grad = resident_ ? dev_pooled_grad_.Grow(*backend_, n * tables_ * width_) : pooled_grad_.data();
@@ -202,11 +233,21 @@ double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector
   }
   for (uint32_t t = 0; t < tables_; ++t) {
     const gpu::SlotBags bags = BagsOf(features[t]);
+    // On the device, a dedup group's samples are summed per tuple first (in
+    // ascending sample order), there; the rows' reduction reads the sums.
+    const float* table_grad = pooled_grad + size_t{t} * width_;
+    size_t table_stride = stride;
+    if (resident_ && !bag_of_.empty() && bag_of_[t] != nullptr) {
+      float* tuple_grad = dev_tuple_grad_.Grow(*backend_, bags.samples * width_);
+      backend_->SumRowsByIndex(table_grad, stride, width_, bag_of_[t]->data(), n, bags.samples, tuple_grad, width_);
+      table_grad = tuple_grad;
+      table_stride = width_;
+    }
     if (sums_resident_) {
       float* at = dev_unique + next_row * width_;
       if (resident_) {
-        backend_->ResidentRowGrads(pooled_grad + size_t{t} * width_, stride, width_, bags, pooling_, at);
-      } else {  // a batch with dedup groups: through the host (below), then up
+        backend_->ResidentRowGrads(table_grad, table_stride, width_, bags, pooling_, at);
+      } else {  // pooled on the host: the rows' gradients through the host, then up
         std::vector<float>& grads = unique_grads_[t];
         grads.resize(bags.unique_count * width_);
         HostRowGrads(t, pooled_grad, stride, bags, n, grads.data());
@@ -223,9 +264,8 @@ double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector
     }
     std::vector<float>& grads = unique_grads_[t];
     grads.resize(bags.unique_count * width_);
-    if (resident_) {
-      backend_->ResidentBagGradToUnique(pooled_grad + size_t{t} * width_, stride, width_, bags, pooling_,
-                                        grads.data());
+    if (resident_) {  // only the unique rows' gradients come down
+      backend_->ResidentBagGradToUnique(table_grad, table_stride, width_, bags, pooling_, grads.data());
     } else {
       HostRowGrads(t, pooled_grad, stride, bags, n, grads.data());
     }
@@ -236,6 +276,10 @@ double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector
       grad_ptr_[s] = grads.data() + u * width_;
     }
   }
+  // Every op that read the staged inputs ran before the downloads above
+  // returned: their set is free.
+  if (computing_) inputs_.Computed(*computing_);
+  computing_.reset();
   return loss;
 }
 

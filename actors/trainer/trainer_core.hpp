@@ -19,8 +19,10 @@
 // mode bit-identical to the no-cache reference (ARCHITECTURE §3, §5).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -29,6 +31,7 @@
 #include "data/sample_block.hpp"
 #include "gpu/backend.hpp"
 #include "gpu/buffer.hpp"
+#include "gpu/input_schedule.hpp"
 #include "models/model.hpp"
 #include "models/optimizers.hpp"
 #include "actors/trainer/slot_array.hpp"
@@ -74,12 +77,11 @@ class TrainerCore {
   // once per distinct bag tuple of the slice and expanded to the samples
   // through bag_of (Backend::GatherRows); the pooled values are bitwise
   // those of the same bags pooled per sample.
-  // With the slots in a device's memory and no dedup groups, the pooled
-  // values are pooled into the backend's memory and the model reads them
-  // there (SliceView::pooled_resident); their gradients stay there too and
-  // only the unique rows' gradients come down (Backward). With dedup
-  // groups they go through the host (no device GatherRows/SumRowsByIndex
-  // yet).
+  // With the slots in a device's memory, the pooled values are pooled into
+  // the backend's memory and the model reads them there
+  // (SliceView::pooled_resident); their gradients stay there too and only
+  // the unique rows' gradients come down (Backward). A group's tuples are
+  // pooled into the backend's memory too and expanded there (GatherRows).
   void Forward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
                const std::vector<oracle::BagGroup>& groups);
   // The dedup group whose tuples include the dense features (config
@@ -88,6 +90,20 @@ class TrainerCore {
   // bottom MLP), the slice's distinct (tuple, dense row) pairs are found
   // (data::DenseDedup) and the bottom MLP runs once per pair.
   void SetDenseGroup(std::vector<uint32_t> tables) { dense_group_ = std::move(tables); }
+
+  // A batch's inputs ahead of its compute (with the slots on a device;
+  // nothing on a host backend; docs/gpu.md "A batch's inputs go up ahead").
+  // StageInputs, while an earlier batch computes: `batch`'s dense rows
+  // (deduplicated with the dense group, as Forward would) and labels go up
+  // in one copy on the copy stream into a free input set
+  // (gpu/input_schedule.hpp); nothing when they are staged already or no
+  // set is free.
+  void StageInputs(int64_t batch, const data::SampleBlock& samples, const std::vector<oracle::BagGroup>& groups);
+  // Right before Forward of `batch` (the same samples and groups): stages
+  // its inputs now if nothing did, and makes the backend's later ops wait
+  // for their copy alone (Backend::ComputeAfterInputs). Forward and
+  // Backward then read them where they are; Backward frees their set.
+  void BeforeCompute(int64_t batch, const data::SampleBlock& samples, const std::vector<oracle::BagGroup>& groups);
 
   // Right after Forward with the same arguments: the backward pass, down to
   // each touched row's gradient. grad_scale is 1 / global batch size, so
@@ -99,7 +115,8 @@ class TrainerCore {
   }
   // With the Forward's dedup groups: a group table's pooled gradients are
   // first summed per tuple in ascending sample order
-  // (Backend::SumRowsByIndex), then reduced to rows over the tuples' bags.
+  // (Backend::SumRowsByIndex; on the device where Forward pooled there),
+  // then reduced to rows over the tuples' bags.
   // The same in every cache mode; against no dedup, only the order of the
   // row gradients' sums differs.
   double Backward(const data::SampleBlock& samples, const std::vector<oracle::TableFeatures>& features,
@@ -197,30 +214,47 @@ class TrainerCore {
   std::vector<float> dense_sum_;  // ApplyDenseResident's download
 
   // Whether the last Forward pooled into the backend's memory (a device
-  // cache and no dedup groups): its pooled values and their gradients stay
-  // in dev_pooled_ / dev_pooled_grad_, never on the host.
+  // cache, with or without dedup groups): its pooled values and their
+  // gradients stay in dev_pooled_ / dev_pooled_grad_, a group's tuples and
+  // their summed gradients in dev_tuples_ / dev_tuple_grad_ (one table's
+  // at a time: stream order keeps the next table's out), never on the host.
   bool resident_ = false;
-  static bool PoolsResident(const SlotArray& cache, const std::vector<oracle::BagGroup>& groups) {
-    return cache.device() && groups.empty();
-  }
+  static bool PoolsResident(const SlotArray& cache) { return cache.device(); }
 
   // Scratch, kept between batches.
   std::vector<float> pooled_;
   std::vector<float> pooled_grad_;
-  gpu::Buffer dev_pooled_, dev_pooled_grad_;
+  gpu::Buffer dev_pooled_, dev_pooled_grad_, dev_tuples_, dev_tuple_grad_;
   std::vector<std::vector<float>> unique_grads_;  // per table: U × width
   // Dedup groups: per table, the group's bag_of (null: not in a group, set
   // by the last Forward), its tuples pooled (U × width) and their summed
   // gradients.
   void MapGroups(const std::vector<oracle::BagGroup>& groups, size_t samples);
+  // Pools table t of the slice into out (out_stride apart; the backend's
+  // memory when resident_): per sample, or a group's tuples once, then
+  // expanded to the samples (GatherRows).
+  void PoolTable(uint32_t t, const gpu::SlotBags& bags, size_t n, float* out, size_t out_stride);
   std::vector<const std::vector<uint32_t>*> bag_of_;
   // The dense group (SetDenseGroup), and the view the last Forward gave
   // the model (its dense rows deduplicated when the dense group was there).
-  models::SliceView ViewWithDense(const data::SampleBlock& samples, const std::vector<oracle::BagGroup>& groups);
+  models::SliceView ViewWithDense(const data::SampleBlock& samples, const std::vector<oracle::BagGroup>& groups,
+                                  data::DenseDedup& dedup, std::vector<float>& rows);
   std::vector<uint32_t> dense_group_;
   data::DenseDedup dense_dedup_;
   std::vector<float> dense_rows_;
   models::SliceView view_;
+  // The inputs uploaded ahead (StageInputs): per set, its view (with
+  // dense_on and labels_on in `dev`) and the host data it points to; the
+  // batch whose staged inputs the current Forward and Backward read.
+  struct InputSet {
+    data::DenseDedup dedup;
+    std::vector<float> dense_rows, packed;
+    gpu::Buffer dev;
+    models::SliceView view;
+  };
+  gpu::InputSchedule inputs_;
+  std::array<InputSet, gpu::InputSchedule::kSets> input_sets_;
+  std::optional<int64_t> computing_;
   std::vector<std::vector<float>> tuple_pooled_;
   std::vector<float> tuple_grad_;
   // grad_stamp_[s] == stamp_: slot s was touched by the last Compute, and

@@ -106,6 +106,11 @@ class CudaBackend final : public Backend {
     // ignored.
     cudaSetDevice(device_);
     if (upload_pending_) cudaEventSynchronize(uploaded_);  // upload_host_ may still feed a copy
+    for (InputCopy& c : input_copies_) {
+      if (c.ticket != 0) cudaEventSynchronize(c.done);  // c.host may still feed a copy
+      if (c.done != nullptr) cudaEventDestroy(c.done);
+      if (c.host != nullptr) cudaFreeHost(c.host);
+    }
     for (auto& [ticket, e] : arg_events_) cudaEventSynchronize(e), cudaEventDestroy(e);
     for (cudaEvent_t e : free_arg_events_) cudaEventDestroy(e);
     if (args_host_ != nullptr) cudaFreeHost(args_host_);
@@ -299,6 +304,39 @@ class CudaBackend final : public Backend {
     Check(cudaEventRecord(uploaded_, copy_), "Upload", "cudaEventRecord");
     Check(cudaStreamWaitEvent(compute_, uploaded_, 0), "Upload", "cudaStreamWaitEvent");
     upload_pending_ = true;
+  }
+
+  // A batch's inputs ahead (gpu/input_schedule.hpp): on the copy stream,
+  // waiting for no op of the compute stream (the trainer keeps dst out of
+  // use until ComputeAfterInputs). Each copy reads one of kInputCopies
+  // pinned buffers, taken in turn and reused once its event says the copy
+  // before read it (two batches back: long done). Built, not yet run on a
+  // GPU.
+  uint64_t UploadInputs(float* dst, const float* host, size_t floats) override {
+    if (floats == 0) return 0;
+    const size_t bytes = floats * sizeof(float);
+    Check(cudaSetDevice(device_), "UploadInputs", "cudaSetDevice");
+    InputCopy& c = input_copies_[input_tickets_ % kInputCopies];
+    if (c.done == nullptr) {
+      Check(cudaEventCreateWithFlags(&c.done, cudaEventDisableTiming | cudaEventBlockingSync), "UploadInputs",
+            "cudaEventCreateWithFlags");
+    }
+    if (c.ticket != 0) Check(cudaEventSynchronize(c.done), "UploadInputs", "cudaEventSynchronize");
+    GrowPinned(&c.host, &c.capacity, bytes, "UploadInputs");
+    std::memcpy(c.host, host, bytes);
+    Check(cudaMemcpyAsync(dst, c.host, bytes, cudaMemcpyHostToDevice, copy_), "UploadInputs",
+          "cudaMemcpyAsync (host to device)");
+    Check(cudaEventRecord(c.done, copy_), "UploadInputs", "cudaEventRecord");
+    c.ticket = ++input_tickets_;
+    return c.ticket;
+  }
+  // The compute stream waits for that copy's event (a later copy's, if the
+  // buffer was reused since: the copy stream runs them in order).
+  void ComputeAfterInputs(uint64_t ticket) override {
+    if (ticket == 0) return;
+    Check(cudaSetDevice(device_), "ComputeAfterInputs", "cudaSetDevice");
+    const InputCopy& c = input_copies_[(ticket - 1) % kInputCopies];
+    Check(cudaStreamWaitEvent(compute_, c.done, 0), "ComputeAfterInputs", "cudaStreamWaitEvent");
   }
 
   // After the compute stream's work so far, on the copy stream, waiting
@@ -985,6 +1023,18 @@ class CudaBackend final : public Backend {
   size_t upload_capacity_ = 0, download_capacity_ = 0;
   cudaEvent_t uploaded_ = nullptr;
   bool upload_pending_ = false;
+  // UploadInputs' pinned buffers, taken in ticket order, each with the
+  // event after its last copy (ticket 0: none yet). Four: the input
+  // schedule has two batches' copies in flight at most.
+  struct InputCopy {
+    void* host = nullptr;
+    size_t capacity = 0;
+    cudaEvent_t done = nullptr;
+    uint64_t ticket = 0;
+  };
+  static constexpr size_t kInputCopies = 4;
+  InputCopy input_copies_[kInputCopies];
+  uint64_t input_tickets_ = 0;
   // BceWithLogits's loss terms on the device and their host copy;
   // CrossBackward's per-sample Dot(g, x0). In this backend's memory: the
   // destructor frees them first.

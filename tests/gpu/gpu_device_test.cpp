@@ -193,6 +193,11 @@ TEST_CASE("DLRM on the GPU: every mode, L = 1, 3, 20 and W = 1, 2 equal no_cache
   CheckDeviceModeMatrix(DeviceMatrixCase(gpu::OnCpu() ? "cpu" : "cuda"), "cuda, sum pooling");
 }
 
+TEST_CASE("DLRM on the GPU with dedup groups: every mode, W = 1, 2, sum and mean pooling equal no_cache bitwise",
+          "[gpu-device]") {
+  CheckDeviceDedupMatrix(DeviceMatrixCase(gpu::OnCpu() ? "cpu" : "cuda"), "cuda");
+}
+
 TEST_CASE("DLRM on the GPU: a run resumed from a checkpoint equals the straight run bitwise", "[gpu-device]") {
   CheckDeviceResume(DeviceMatrixCase(gpu::OnCpu() ? "cpu" : "cuda"), "cuda");
 }

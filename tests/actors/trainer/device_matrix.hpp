@@ -49,6 +49,34 @@ inline void CheckDeviceModeMatrix(Case c, const std::string& label) {
   }
 }
 
+// With dedup groups (RecD): sessions of 8, tables 0 and 1 grouped with the
+// dense features (`dense = true`), table 2 alone; every mode at L = 3, W =
+// 1 and 2, sum and mean pooling, equals no_cache on c's backend bitwise:
+// the tuples pooled, expanded (GatherRows) and summed back
+// (SumRowsByIndex) where the slots are.
+inline void CheckDeviceDedupMatrix(Case c, const std::string& label) {
+  c.session_length = 8;
+  c.session_dup = "[0.95, 0.95, 0.6, 0.0]";
+  c.session_dense_dup = 0.9;
+  c.dedup_groups = {"[0, 1]\ndense = true", "[2]"};
+  c.lookahead = 3;
+  for (const char* pooling : {"sum", "mean"}) {
+    c.pooling = pooling;
+    for (int w : {1, 2}) {
+      c.trainers = w;
+      c.mode = "no_cache";
+      c.cache_rows = 8192;
+      const uint64_t reference = LockstepDigest(c);
+      for (const char* mode : {"lrpp_delayed", "lrpp", "replicated", "static_hot", "ideal"}) {
+        c.mode = mode;
+        c.cache_rows = c.mode == "static_hot" || c.mode == "ideal" ? 512 : 8192;
+        INFO(label << ": dedup groups, " << pooling << " W=" << w << " " << mode);
+        CHECK(LockstepDigest(c) == reference);
+      }
+    }
+  }
+}
+
 // A run of c (lrpp_delayed, W = 2) stopped after 3 batches, checkpointed and
 // resumed equals the run that never stopped, on both drivers.
 inline void CheckDeviceResume(Case c, const std::string& label) {

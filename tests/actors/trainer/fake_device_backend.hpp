@@ -3,14 +3,16 @@
 // its own (device_memory() true) that is host memory underneath, the CPU
 // backend's arithmetic, and checks that every slot op gets the right kind
 // of pointer (rows in its memory, staging in its pinned memory, bags and
-// gradients on the host) and that no host-pointer op (PoolBySlot, Gemm)
-// ever gets the device's rows.
+// gradients on the host; GatherRows' and SumRowsByIndex's values in its
+// memory, their index on the host) and that no host-pointer op
+// (PoolBySlot, Gemm) ever gets the device's rows.
 //
 // ScatterSlots copies late, as a device's copy stream would: the copy is
 // queued and lands only at WaitStaged or ComputeAfter of its ticket, or at
 // a later op on the copy stream (Upload, Download, GatherSlots; CUDA's
 // compute stream waits for an Upload). PoolSlots and ApplyRowUpdate (the
-// compute stream) land nothing. A caller that rewrites its staging before
+// compute stream) land nothing. UploadInputs (a batch's inputs ahead)
+// copies late too: it lands only at ComputeAfterInputs of its ticket. A caller that rewrites its staging before
 // WaitStaged, or computes without ComputeAfter, therefore sees the wrong
 // rows, and a run on this backend stops equalling the CPU's.
 //
@@ -45,6 +47,15 @@ struct FakeDeviceStats {
   // path: PoolSlots, BagGradToUnique) against the resident one
   // (ResidentPoolSlots, ResidentBagGradToUnique).
   std::atomic<int> host_pools{0}, host_bag_grads{0}, resident_pools{0}, resident_bag_grads{0};
+  // The dedup groups' two ops (GatherRows, SumRowsByIndex), on the fake's
+  // memory: the trainer's tuples expanded and their gradients summed, and
+  // DLRM's bottom MLP per distinct dense row.
+  std::atomic<int> gather_rows{0}, sums_by_index{0};
+  // A batch's inputs uploaded ahead (UploadInputs), and the compute's waits
+  // for them (ComputeAfterInputs); of those waits, the ones whose upload
+  // was issued before an earlier batch's compute ended (a Download, which
+  // waits for the compute so far, came between the upload and the wait).
+  std::atomic<int> input_uploads{0}, input_waits{0}, inputs_ahead{0};
   std::atomic<int> rows_waits{0}, sync_waits{0};  // completed BeginWait/EndWait pairs
   // Sums in the backend's memory: unique rows' gradients computed into it
   // (ResidentRowGrads), row updates reading it (ApplyResidentRowUpdate),
@@ -108,6 +119,24 @@ class FakeDeviceBackend final : public gpu::Backend {
     cpu_->BagGradToUnique(g, in_stride, width, bags, pooling, out);
   }
 
+  // Values and their results in the fake's memory, the index on the host.
+  void GatherRows(const float* src, size_t src_stride, size_t width, const uint32_t* index, size_t n, float* out,
+                  size_t out_stride) override {
+    Check(&device_, src, 1, true, "GatherRows src");
+    Check(&device_, out, n == 0 ? 0 : (n - 1) * out_stride + width, true, "GatherRows out");
+    Check(&device_, reinterpret_cast<const float*>(index), 1, false, "GatherRows index");
+    ++stats_->gather_rows;
+    gpu::Backend::GatherRows(src, src_stride, width, index, n, out, out_stride);
+  }
+  void SumRowsByIndex(const float* in, size_t in_stride, size_t width, const uint32_t* index, size_t n,
+                      size_t groups, float* out, size_t out_stride) override {
+    Check(&device_, in, n == 0 ? 0 : (n - 1) * in_stride + width, true, "SumRowsByIndex in");
+    Check(&device_, out, groups == 0 ? 0 : (groups - 1) * out_stride + width, true, "SumRowsByIndex out");
+    Check(&device_, reinterpret_cast<const float*>(index), 1, false, "SumRowsByIndex index");
+    ++stats_->sums_by_index;
+    gpu::Backend::SumRowsByIndex(in, in_stride, width, index, n, groups, out, out_stride);
+  }
+
   uint64_t ScatterSlots(const float* staged, const uint32_t* slots, size_t n, size_t row_floats, float* rows,
                         size_t row_stride) override {
     Check(&pinned_, staged, n * row_floats, true, "ScatterSlots staged");
@@ -127,6 +156,29 @@ class FakeDeviceBackend final : public gpu::Backend {
     gpu::Backend::GatherSlots(rows, row_stride, slots, n, row_floats, staged);
   }
   void WaitStaged(uint64_t ticket) override { Flush(ticket); }
+  // The inputs' copies land only at ComputeAfterInputs of their ticket (or
+  // a later one): a compute that does not wait for them reads whatever the
+  // set held before (an earlier batch's inputs, or fresh memory), so the
+  // bits differ.
+  uint64_t UploadInputs(float* dst, const float* host, size_t floats) override {
+    Check(&device_, dst, floats, true, "UploadInputs dst");
+    Check(&device_, host, 1, false, "UploadInputs src");
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_->input_uploads;
+    inputs_pending_.push_back({dst, std::vector<float>(host, host + floats), ++input_ticket_,
+                               stats_->downloads.load()});
+    return input_ticket_;
+  }
+  void ComputeAfterInputs(uint64_t ticket) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_->input_waits;
+    while (!inputs_pending_.empty() && inputs_pending_.front().ticket <= ticket) {
+      const InputCopy& c = inputs_pending_.front();
+      if (c.ticket == ticket && stats_->downloads.load() > c.downloads_before) ++stats_->inputs_ahead;
+      std::copy(c.data.begin(), c.data.end(), c.dst);
+      inputs_pending_.erase(inputs_pending_.begin());
+    }
+  }
   void ComputeAfter(uint64_t ticket) override {
     if (!open_[0]) Error("ComputeAfter outside a wait for rows (BeginWait)");
     Flush(ticket);
@@ -221,6 +273,12 @@ class FakeDeviceBackend final : public gpu::Backend {
     size_t row_stride;
     uint64_t ticket;
   };
+  struct InputCopy {
+    float* dst;
+    std::vector<float> data;
+    uint64_t ticket;
+    int downloads_before;  // the Downloads issued before it
+  };
   using Memory = std::map<const float*, size_t>;
 
   float* Track(Memory* memory, size_t floats) {
@@ -300,6 +358,8 @@ class FakeDeviceBackend final : public gpu::Backend {
   Memory device_, pinned_;
   std::vector<Copy> pending_;
   uint64_t ticket_ = 0;
+  std::vector<InputCopy> inputs_pending_;
+  uint64_t input_ticket_ = 0;
   // The fake clock (the trainer's thread only, as a compute stream's).
   bool open_[2] = {false, false};
   gpu::StreamWaits taken_;
