@@ -145,7 +145,7 @@ Status Loopback(double* bandwidth, double* latency) {
 // the WriteBack from its rows, the shard decodes it, stores the rows and
 // encodes the ack, the partition decodes the ack. `rows` rows of `format`
 // spread over one table of 2^20 rows, every row already resident (the
-// steady state); best of 5 of each, summed, over 2 × rows.
+// steady state); best of 25 of each (a few ms each), summed, over 2 × rows.
 Result<double> ShardRowSeconds(const embedding::RowFormat& format, uint32_t rows) {
   const uint64_t table_rows = uint64_t{1} << 20;
   embedding::ShardStore store(0, 1, {table_rows}, format, [&](uint32_t, uint64_t r, float* out) {
@@ -165,7 +165,7 @@ Result<double> ShardRowSeconds(const embedding::RowFormat& format, uint32_t rows
   std::vector<float> out(size_t{rows} * format.floats());
   if (Status s = store.Fetch(keys.tables.data(), keys.rows.data(), rows, out.data()); !s.ok()) return s;
   double best_fetch = 1e30, best_write_back = 1e30;
-  for (int rep = 0; rep < 5; ++rep) {
+  for (int rep = 0; rep < 25; ++rep) {
     auto start = Clock::now();
     const auto request = wire::EncodeRowFetch(fetch_header, keys);
     wire::RowFetchHeader got_header;
@@ -241,7 +241,7 @@ Result<MeasuredProfile> MeasureProfile() {
           "trips\nmemory: half of this machine's RAM each for the trainers and the shards\nhost_cores: the cores online\n"
           "shard_row_us: a fetch and a write-back of " +
           std::to_string(shard_rows) + " rows of " + std::to_string(format.floats()) +
-          " floats through the shard's and the cache partition's code (codecs, store), in process, best of 5, "
+          " floats through the shard's and the cache partition's code (codecs, store), in process, best of 25, "
           "per row and direction";
   return m;
 }
