@@ -21,7 +21,7 @@
 //   trainer_spread = 0.31      # optional, from the same: the standard deviation of one
 //                              # trainer's per-batch compute over its mean; the model
 //                              # adds the wait for the slowest of W trainers
-//   shard_row_us = 1.9         # optional, from `actorrec bench --profile`: processor time
+//   shard_row_us = 0.23        # optional, from `actorrec bench --profile`: processor time
 //                              # one row costs an embedding shard and a cache partition
 //                              # together, per fetch or write-back (the shard code path
 //                              # in process, on an idle core); 0 or absent: not counted
