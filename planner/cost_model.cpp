@@ -66,7 +66,8 @@ Terms TermsOf(const Workload& work, const PlanRows& rows, const HardwareProfile&
   // at the trainer's share of a core. A calibrated rate was measured where
   // the trainer ran, its share of the cores already in it.
   const bool calibrated = hw.trainer_flops > 0;
-  const double share = calibrated ? 1.0 : work.compute_share > 0 ? std::min(work.compute_share, 1.0) : 1.0;
+  const double topology_share = work.compute_share > 0 ? std::min(work.compute_share, 1.0) : 1.0;
+  const double share = calibrated ? 1.0 : topology_share;
   t.compute_s = (slice * work.flops_per_sample / (calibrated ? hw.trainer_flops : hw.gemm_flops) +
                  3 * slice * work.lookups_per_sample * work.embedding_bytes / hw.memory_bw) /
                 share;
@@ -87,6 +88,16 @@ Terms TermsOf(const Workload& work, const PlanRows& rows, const HardwareProfile&
   t.fetch_s = transfer(rows.fetched);
   if (hw.host_device_bw > 0) t.fetch_s += rows.fetched / w * work.row_bytes / hw.host_device_bw;
   t.write_back_s = transfer(rows.evictions);
+  // The rows' processor time at the busier end (a trainer's partition, its
+  // own rows; a shard host, its share of every trainer's), on the share of
+  // a core the trainers get: the one a calibrated rate implies against the
+  // idle core's, else the topology's.
+  const double row_share = !calibrated ? topology_share
+                           : hw.gemm_flops > 0 ? std::min(1.0, hw.trainer_flops / hw.gemm_flops)
+                                               : 1.0;
+  auto service = [&](double all_rows) { return std::max(all_rows / w, all_rows / hosts) * hw.shard_row / row_share; };
+  t.shard_fetch_s = service(rows.fetched);
+  t.shard_write_back_s = service(rows.evictions);
   return t;
 }
 
@@ -108,7 +119,7 @@ Prediction Predict(Mode mode, const Workload& work, const PlanRows& rows, const 
   if (FetchOnCriticalPath(mode)) {
     // Barrier b − 1: batch b's fetch waits for b − 1's write-backs, and b
     // waits for its fetch; nothing overlaps compute.
-    p.exposed_fetch_s = t.fetch_s + t.write_back_s;
+    p.exposed_fetch_s = t.fetch_s + t.write_back_s + t.shard_fetch_s + t.shard_write_back_s;
     p.exposed_sync_s = critical_sync + t.delayed_sync_s;
     p.critical_bytes += move_bytes;
   } else {

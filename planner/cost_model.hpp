@@ -19,6 +19,9 @@
 //             processes, caches): the sum starts when the slowest trainer
 //             arrives, E[max of W] − mean = C × spread × ExpectedMaxOfNormals(W)
 //             (spread: the profile's calibrated trainer_spread; 0: alike)
+//   rows      (no_cache, static_hot) the shards' and cache partitions'
+//             processor time per row fetched and written back (the
+//             profile's shard_row_us), at the trainers' share of a core
 //   T = max(C + wait + critical communication, busy time of the busiest link)
 // The exposed terms are what T adds to C.
 //
@@ -118,6 +121,12 @@ struct Terms {
   double delayed_sync_s = 0;    // the sum of the delayed rows (a collective of its own)
   double fetch_s = 0;           // fetches landing in one trainer: its link, the shards' links, host->device
   double write_back_s = 0;      // write-backs leaving one trainer: its link, the shards' links
+  // The processor time of the rows in the shards and the cache partitions
+  // (the profile's shard_row, at the core share the trainers compute at):
+  // on the critical path where fetches are (FetchOnCriticalPath), behind
+  // compute on the same cores elsewhere (inside a calibrated trainer rate).
+  double shard_fetch_s = 0;       // the busiest end's rows of one batch's fetch
+  double shard_write_back_s = 0;  // the same for its write-backs
 };
 Terms TermsOf(const Workload& work, const PlanRows& rows, const HardwareProfile& hw);
 

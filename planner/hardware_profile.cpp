@@ -59,9 +59,12 @@ Result<HardwareProfile> ParseProfile(const std::string& text, const std::string&
     // Optional, written by `actorrec plan --calibrate` (planner/calibration.hpp).
     if (auto v = hw.Real("trainer_gflops", non_negative)) p.trainer_flops = *v * 1e9;
     if (auto v = hw.Real("trainer_spread", config::RealRange{0, false, 10, false})) p.trainer_spread = *v;
+    // Optional, written by `actorrec bench --profile` (tools/bench_profile.cpp).
+    if (auto v = hw.Real("shard_row_us", config::RealRange{0, false, 1e6, false})) p.shard_row = *v * 1e-6;
     static constexpr std::string_view kKnown[] = {
         "name",     "gemm_gflops", "memory_gbps", "network_gbit",  "network_latency_us", "host_device_gbps",
-        "trainer_memory_gib", "shard_memory_gib", "host_cores", "trainer_gflops", "trainer_spread"};
+        "trainer_memory_gib", "shard_memory_gib", "host_cores", "trainer_gflops", "trainer_spread",
+        "shard_row_us"};
     hw.Finish(kKnown);
   }
   static constexpr std::string_view kRoot[] = {"hardware"};
@@ -106,6 +109,9 @@ std::string ProfileToToml(const HardwareProfile& p, const std::string& comment) 
   }
   if (p.trainer_spread > 0) {
     out += Line("trainer_spread", p.trainer_spread, "std of a trainer's per-batch compute over its mean");
+  }
+  if (p.shard_row > 0) {
+    out += Line("shard_row_us", p.shard_row / 1e-6, "a row's processor time in a shard and a cache partition, idle core");
   }
   return out;
 }

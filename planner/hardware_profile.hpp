@@ -21,6 +21,10 @@
 //   trainer_spread = 0.31      # optional, from the same: the standard deviation of one
 //                              # trainer's per-batch compute over its mean; the model
 //                              # adds the wait for the slowest of W trainers
+//   shard_row_us = 0.23        # optional, from `actorrec bench --profile`: processor time
+//                              # one row costs an embedding shard and a cache partition
+//                              # together, per fetch or write-back (the shard code path
+//                              # in process, on an idle core); 0 or absent: not counted
 // A file that lacks a key (but the optional ones), has one the reader does not know or a
 // value out of range is an error naming the file, line and key (configs/toml_reader).
 #pragma once
@@ -43,6 +47,8 @@ struct HardwareProfile {
   double host_cores = 0;       // cores one host's processes share; 0: not known (a core per trainer)
   double trainer_flops = 0;    // FLOP/s one trainer reached in place (calibrated); 0: gemm_flops × share
   double trainer_spread = 0;   // std of a trainer's per-batch compute / its mean (calibrated); 0: alike
+  double shard_row = 0;        // seconds of processor time per row moved (fetch or write-back), both ends,
+                               // on an idle core; 0: not counted
 };
 
 // Parses a profile; `path` names the file in errors. InvalidArgument with

@@ -14,8 +14,11 @@
 #include <thread>
 #include <vector>
 
+#include "actors/embedding/shard_store.hpp"
 #include "configs/config.hpp"
+#include "configs/row_state.hpp"
 #include "gpu/backend_select.hpp"
+#include "messages/rows_codec.hpp"
 #include "models/model.hpp"
 #include "tools/bench/sgemm_rate.hpp"
 
@@ -132,6 +135,72 @@ Status Loopback(double* bandwidth, double* latency) {
   return status;
 }
 
+// The processor time one row costs an embedding shard and a cache
+// partition together, per fetch or write-back, in seconds: the code the
+// shard actor (actors/embedding/shard_actor.cpp) and the cache partition
+// (actors/cache/cache_partition_actor.cpp) run on a batch's rows, in this
+// process, no network. A fetch: the partition encodes the RowFetch, the
+// shard decodes it and encodes the Rows from its store, the partition
+// decodes them and copies each row out; a write-back: the partition encodes
+// the WriteBack from its rows, the shard decodes it, stores the rows and
+// encodes the ack, the partition decodes the ack. `rows` rows of `format`
+// spread over one table of 2^20 rows, every row already resident (the
+// steady state); best of 25 of each (a few ms each), summed, over 2 × rows.
+Result<double> ShardRowSeconds(const embedding::RowFormat& format, uint32_t rows) {
+  const uint64_t table_rows = uint64_t{1} << 20;
+  embedding::ShardStore store(0, 1, {table_rows}, format, [&](uint32_t, uint64_t r, float* out) {
+    for (uint32_t i = 0; i < format.floats(); ++i) out[i] = static_cast<float>((r + i) % 97) * 1e-3f;
+  });
+  wire::RowKeys keys;
+  uint64_t x = 0x9E3779B97F4A7C15ull;  // a fixed spread of distinct-enough rows
+  for (uint32_t i = 0; i < rows; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    keys.push_back(0, static_cast<data::RowId>((x >> 33) % table_rows));
+  }
+  wire::RowFetchHeader fetch_header;
+  wire::RowsHeader rows_header;
+  rows_header.dim = format.width;
+  rows_header.state_width = format.state_floats;
+  std::vector<float> landed(size_t{rows} * format.floats());
+  std::vector<float> out(size_t{rows} * format.floats());
+  if (Status s = store.Fetch(keys.tables.data(), keys.rows.data(), rows, out.data()); !s.ok()) return s;
+  double best_fetch = 1e30, best_write_back = 1e30;
+  for (int rep = 0; rep < 25; ++rep) {
+    auto start = Clock::now();
+    const auto request = wire::EncodeRowFetch(fetch_header, keys);
+    wire::RowFetchHeader got_header;
+    wire::RowKeys got_keys;
+    if (Status s = wire::DecodeRowFetch(request, &got_header, &got_keys); !s.ok()) return s;
+    Status fill;
+    const auto reply = wire::EncodeRows(
+        rows_header, got_keys,
+        [&](float* dst) { return store.Fetch(got_keys.tables.data(), got_keys.rows.data(), got_keys.size(), dst); },
+        &fill);
+    if (!fill.ok()) return fill;
+    wire::RowPayload payload;
+    if (Status s = wire::DecodeRows(reply, format.floats(), &payload); !s.ok()) return s;
+    for (size_t i = 0; i < payload.keys().size(); ++i) payload.CopyRow(i, landed.data() + i * format.floats());
+    best_fetch = std::min(best_fetch, Since(start));
+
+    start = Clock::now();
+    const auto write_back = wire::EncodeWriteBack(rows_header, keys, [&](float* dst) {
+      std::memcpy(dst, landed.data(), landed.size() * sizeof(float));
+    });
+    wire::RowPayload stored;
+    if (Status s = wire::DecodeWriteBack(write_back, format.floats(), &stored); !s.ok()) return s;
+    const float* data = reinterpret_cast<const float*>(stored.bytes());
+    if (Status s = store.Store(stored.keys().tables.data(), stored.keys().rows.data(), stored.keys().size(), data);
+        !s.ok()) {
+      return s;
+    }
+    const auto ack = wire::EncodeWriteBackAck({0, 0, 0, rows, 0});
+    wire::WriteBackAckInfo ack_info;
+    if (Status s = wire::DecodeWriteBackAck(ack, &ack_info); !s.ok()) return s;
+    best_write_back = std::min(best_write_back, Since(start));
+  }
+  return (best_fetch + best_write_back) / (2.0 * rows);
+}
+
 }  // namespace
 
 Result<MeasuredProfile> MeasureProfile() {
@@ -158,12 +227,22 @@ Result<MeasuredProfile> MeasureProfile() {
   p.trainer_memory = total / 2;
   p.shard_memory = total / 2;
   p.host_cores = static_cast<double>(std::max<long>(::sysconf(_SC_NPROCESSORS_ONLN), 1));
+  const uint32_t dim = static_cast<uint32_t>(cfg.model.embedding_dim);
+  const embedding::RowFormat format{dim, config::RowStateFloats(cfg.optimizer.sparse, dim)};
+  const uint32_t shard_rows = 16384;
+  auto row = ShardRowSeconds(format, shard_rows);
+  if (!row.ok()) return row.status();
+  p.shard_row = *row;
   m.how = "gemm_gflops: sgemm of the default DLRM's MLP shapes, forward and both gradients, one thread, slice "
           "1024, best of 5 (" +
           choice->name +
           ")\nmemory_gbps: memcpy of 64 MiB, bytes read + written, best of 5\n"
           "network: TCP on 127.0.0.1, 256 MiB in 1 MiB writes; latency half the median of 2000 one-byte round "
-          "trips\nmemory: half of this machine's RAM each for the trainers and the shards\nhost_cores: the cores online";
+          "trips\nmemory: half of this machine's RAM each for the trainers and the shards\nhost_cores: the cores online\n"
+          "shard_row_us: a fetch and a write-back of " +
+          std::to_string(shard_rows) + " rows of " + std::to_string(format.floats()) +
+          " floats through the shard's and the cache partition's code (codecs, store), in process, best of 25, "
+          "per row and direction";
   return m;
 }
 

@@ -200,7 +200,8 @@ TEST_CASE("actorrec bench --profile writes a hardware profile with every key", "
   REQUIRE(run.code == 0);
   const std::string toml = ReadBytes(dir.File("out/hardware.toml"));
   for (const char* key : {"[hardware]", "gemm_gflops =", "memory_gbps =", "network_gbit =", "network_latency_us =",
-                          "host_device_gbps =", "trainer_memory_gib =", "shard_memory_gib ="}) {
+                          "host_device_gbps =", "trainer_memory_gib =", "shard_memory_gib =", "host_cores =",
+                          "shard_row_us ="}) {
     CHECK_THAT(toml, Catch::Contains(key));
   }
 }

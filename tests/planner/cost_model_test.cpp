@@ -179,3 +179,43 @@ TEST_CASE("the wait for the slowest trainer does not occupy the link", "[planner
   CHECK(p.straggler_s == Approx(12e-6 * 10 / std::sqrt(M_PI)));
   CHECK(p.iteration_s == Approx(0.0052 + 0.0026 + 0.00272));
 }
+
+TEST_CASE("no_cache's rows cost the shards' processor time, at the trainers' share of a core", "[planner]") {
+  HardwareProfile hw = Slow();
+  hw.shard_row = 10e-6;  // 10 µs a row, on an idle core
+  Workload w = Two();
+  w.compute_share = 0.5;
+  // The busier end: the one shard host serves all 100 fetched rows (a
+  // trainer's partition lands 50) and takes all 80 written back, at half a
+  // core: 100 × 10 µs / 0.5 and 80 × 10 µs / 0.5.
+  const Terms t = TermsOf(w, Rows(), hw);
+  CHECK(t.shard_fetch_s == Approx(0.002));
+  CHECK(t.shard_write_back_s == Approx(0.0016));
+  CHECK(t.compute_s == Approx(0.100024));  // 0.050012 at half a core
+  const Prediction none = Predict(Mode::kNoCache, w, Rows(), hw);
+  CHECK(none.exposed_fetch_s == Approx(0.0026 + 0.00228 + 0.002 + 0.0016));
+  CHECK(none.exposed_sync_s == Approx(0.0052 + 0.00272));
+  CHECK(none.iteration_s == Approx(0.100024 + 0.00848 + 0.00792));
+  CHECK(none.critical_bytes == Approx(3200 + 1440));  // processor time moves no bytes
+  // Behind compute in a lookahead mode: the iteration is what it was.
+  const Prediction lazy = Predict(Mode::kLrppDelayed, w, Rows(), hw);
+  CHECK(lazy.exposed_fetch_s == Approx(0.0));
+  CHECK(lazy.iteration_s == Approx(0.100024 + 0.0052));
+
+  // Two shard hosts: a trainer's partition (50 rows) and a host (50) are alike.
+  Workload two_hosts = w;
+  two_hosts.shard_hosts = 2;
+  CHECK(TermsOf(two_hosts, Rows(), hw).shard_fetch_s == Approx(0.001));
+
+  // Calibrated at a quarter of the idle core's rate: the same share for the
+  // rows (the topology's half is in the rate, not applied again).
+  hw.trainer_flops = 0.25e9;
+  const Terms calibrated = TermsOf(w, Rows(), hw);
+  CHECK(calibrated.shard_fetch_s == Approx(0.004));
+  CHECK(calibrated.shard_write_back_s == Approx(0.0032));
+  // A calibrated rate above the idle one is a whole core, not more.
+  hw.trainer_flops = 2e9;
+  CHECK(TermsOf(w, Rows(), hw).shard_fetch_s == Approx(0.001));
+  // No shard_row_us in the profile: not counted.
+  CHECK(TermsOf(w, Rows(), Slow()).shard_fetch_s == 0.0);
+}

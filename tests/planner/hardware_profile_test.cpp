@@ -65,6 +65,24 @@ TEST_CASE("a hardware profile may carry a calibration, read back and range-check
   CHECK_THAT(bad.status().message(), Catch::Contains("hw.toml:10") && Catch::Contains("hardware.trainer_spread"));
 }
 
+TEST_CASE("a hardware profile may give a row's processor time in the shards, read back and range-checked",
+          "[planner]") {
+  auto p = ParseProfile(std::string(kGood) + "shard_row_us = 1.5\n", "hw.toml");
+  REQUIRE(p.ok());
+  CHECK(p->shard_row == Approx(1.5e-6));
+  auto again = ParseProfile(ProfileToToml(*p, ""), "again.toml");
+  REQUIRE(again.ok());
+  CHECK(again->shard_row == Approx(1.5e-6));
+  auto plain = ParseProfile(kGood, "hw.toml");  // optional: absent, not counted
+  REQUIRE(plain.ok());
+  CHECK(plain->shard_row == 0);
+  for (const char* value : {"-0.5", "2e6", "\"fast\"", "nan"}) {
+    auto bad = ParseProfile(std::string(kGood) + "shard_row_us = " + value + "\n", "hw.toml");
+    REQUIRE_FALSE(bad.ok());
+    CHECK_THAT(bad.status().message(), Catch::Contains("hw.toml:10") && Catch::Contains("hardware.shard_row_us"));
+  }
+}
+
 TEST_CASE("a hardware profile written as TOML reads back to the same values", "[planner]") {
   auto p = ParseProfile(kGood, "hw.toml");
   REQUIRE(p.ok());
