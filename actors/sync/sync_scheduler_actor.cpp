@@ -71,6 +71,18 @@ caf::behavior Scheduler(Self self, SyncSchedulerArgs args) {
       },
       [=](sync_atom, int64_t batch, uint8_t kind, double sent_s, uint64_t address, uint64_t n) -> caf::result<void> {
         auto& st = self->state;
+        // An address is this process's memory: only a local trainer may
+        // name one (a message from another node is refused, never followed).
+        if (const caf::strong_actor_ptr& sender = self->current_sender(); !sender || sender->node() != self->node()) {
+          if (!st.broken) {
+            st.broken = true;
+            self->send(st.args.driver, error_atom::value,
+                       "sync scheduler of trainer " + std::to_string(st.args.rank) + ", batch " +
+                           std::to_string(batch) + ": a sum in a backend's memory from another process (" +
+                           (sender ? caf::to_string(sender->node()) : std::string("no sender")) + "), refused");
+          }
+          return caf::unit;
+        }
         if (st.args.backend == nullptr) {
           if (!st.broken) {
             st.broken = true;

@@ -227,12 +227,6 @@ class FakeDeviceBackend final : public gpu::Backend {
     ++stats_->resident_row_updates;
     gpu::Backend::ApplyRowUpdate(rows, row_stride, slots, n, grads, update);
   }
-  void GatherRows(const float* src, size_t src_stride, size_t width, const uint32_t* index, size_t n, float* out,
-                  size_t out_stride) override {
-    Check(&device_, src, 1, true, "GatherRows src");
-    Check(&device_, out, n == 0 ? 0 : (n - 1) * out_stride + width, true, "GatherRows out");
-    gpu::HostGatherRows(src, src_stride, width, index, n, out, out_stride);
-  }
   void ApplyRowUpdate(float* rows, size_t row_stride, const uint32_t* slots, size_t n, const float* grads,
                       const gpu::RowUpdate& update) override {
     Check(&device_, rows, 1, true, "ApplyRowUpdate rows");
