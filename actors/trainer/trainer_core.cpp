@@ -222,6 +222,9 @@ double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector
   float* dev_unique = nullptr;
   size_t next_row = 1;
   if (sums_resident_) {
+    // The slots are in the same backend's memory, so the pooled gradients
+    // are too (PoolsResident).
+    ACTORREC_ASSERT(resident_, "sums in the backend's memory pool there");
     size_t rows = 1;
     for (const oracle::TableFeatures& f : features) rows += f.unique_slots.size();
     dev_unique = dev_unique_.Grow(*backend_, rows * width_);
@@ -244,15 +247,7 @@ double TrainerCore::Backward(const data::SampleBlock& samples, const std::vector
       table_stride = width_;
     }
     if (sums_resident_) {
-      float* at = dev_unique + next_row * width_;
-      if (resident_) {
-        backend_->ResidentRowGrads(table_grad, table_stride, width_, bags, pooling_, at);
-      } else {  // pooled on the host: the rows' gradients through the host, then up
-        std::vector<float>& grads = unique_grads_[t];
-        grads.resize(bags.unique_count * width_);
-        HostRowGrads(t, pooled_grad, stride, bags, n, grads.data());
-        if (!grads.empty()) backend_->Upload(at, grads.data(), grads.size());
-      }
+      backend_->ResidentRowGrads(table_grad, table_stride, width_, bags, pooling_, dev_unique + next_row * width_);
       for (size_t u = 0; u < bags.unique_count; ++u) {
         const uint32_t s = bags.unique_slots[u];
         ACTORREC_ASSERT(s < slots_, "a feature slot is beyond the cache");
