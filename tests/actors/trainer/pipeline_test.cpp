@@ -61,6 +61,22 @@ PipelineResult TrainPipeline(const config::Config& cfg, PipelineRun::Options opt
   return result;
 }
 
+struct LockstepResult {
+  uint64_t digest = 0;
+  int batches = 0;
+};
+
+// The actor pipeline on `cfg` against the lockstep driver: as many batches
+// and the same digest. Returns the lockstep run's.
+LockstepResult CheckPipelineMatchesLockstep(const config::Config& cfg) {
+  LockstepResult reference;
+  reference.digest = TrainLockstep(cfg, &reference.batches);
+  const PipelineResult got = TrainPipeline(cfg);
+  CHECK(got.batches == reference.batches);
+  CHECK(got.digest == reference.digest);
+  return reference;
+}
+
 // The same config started with both drivers, side by side.
 struct BothRuns {
   std::unique_ptr<LockstepRun> lockstep;
@@ -92,17 +108,13 @@ TEST_CASE("the actor pipeline equals the lockstep run bitwise", "[trainer][pipel
         c.dense = "adam";
         const config::Config cfg = config::ParseConfig(ConfigText(c), "pipeline.toml");
         CAPTURE(mode, trainers, lookahead);
-        int batches = 0;
-        const uint64_t reference = TrainLockstep(cfg, &batches);
-        const PipelineResult got = TrainPipeline(cfg);
-        CHECK(got.batches == batches);
-        CHECK(got.digest == reference);
+        const LockstepResult reference = CheckPipelineMatchesLockstep(cfg);
         if (trainers > 1 && lookahead == 3) {
           // The trainers' sums over Gloo (as between processes) instead of
           // shared memory: the same bits.
           PipelineRun::Options gloo;
           gloo.gloo_in_process = true;
-          CHECK(TrainPipeline(cfg, gloo).digest == reference);
+          CHECK(TrainPipeline(cfg, gloo).digest == reference.digest);
         }
       }
     }
@@ -158,11 +170,7 @@ TEST_CASE("an automatic L that ends its window early runs on the pipeline, equal
   c.lookahead = 0;
   c.cache_rows = 420;
   const config::Config cfg = config::ParseConfig(ConfigText(c), "pipeline.toml");
-  int batches = 0;
-  const uint64_t reference = TrainLockstep(cfg, &batches);
-  const PipelineResult got = TrainPipeline(cfg);
-  CHECK(got.batches == batches);
-  CHECK(got.digest == reference);
+  CheckPipelineMatchesLockstep(cfg);
 }
 
 TEST_CASE("windows that end at batch after batch run on the pipeline, equal to the lockstep run",
@@ -186,12 +194,8 @@ TEST_CASE("windows that end at batch after batch run on the pipeline, equal to t
     c.cache_rows = t.cache_rows;
     INFO("W=" << t.trainers << " " << t.mode);
     const config::Config cfg = config::ParseConfig(ConfigText(c), "pipeline.toml");
-    int batches = 0;
-    const uint64_t reference = TrainLockstep(cfg, &batches);
-    const PipelineResult got = TrainPipeline(cfg);
-    CHECK(batches == 40);
-    CHECK(got.batches == batches);
-    CHECK(got.digest == reference);
+    const LockstepResult reference = CheckPipelineMatchesLockstep(cfg);
+    CHECK(reference.batches == 40);
   }
 }
 
@@ -223,11 +227,7 @@ TEST_CASE("the modes without lookahead run on the pipeline and equal the lockste
         c.dense = "adam";
         const config::Config cfg = config::ParseConfig(ConfigText(c), "pipeline.toml");
         CAPTURE(mode, trainers, sparse);
-        int batches = 0;
-        const uint64_t reference = TrainLockstep(cfg, &batches);
-        const PipelineResult got = TrainPipeline(cfg);
-        CHECK(got.batches == batches);
-        CHECK(got.digest == reference);
+        CheckPipelineMatchesLockstep(cfg);
       }
     }
   }
@@ -251,11 +251,7 @@ TEST_CASE("with dedup groups the pipeline (IKJT from the sampler, bag groups in 
         }
         const config::Config cfg = config::ParseConfig(ConfigText(c), "pipeline.toml");
         CAPTURE(mode, trainers, dense);
-        int batches = 0;
-        const uint64_t reference = TrainLockstep(cfg, &batches);
-        const PipelineResult got = TrainPipeline(cfg);
-        CHECK(got.batches == batches);
-        CHECK(got.digest == reference);
+        CheckPipelineMatchesLockstep(cfg);
       }
     }
   }
