@@ -15,16 +15,13 @@ namespace {
 using testing::ScratchDir;
 using testing::WriteBytes;
 
+// Every line of `source`, each numbered as the count so far.
 std::vector<std::string> AllLines(LineSource& source) {
-  std::vector<std::string> lines;
-  std::string_view line;
-  for (;;) {
-    auto kind = source.Next(&line);
-    REQUIRE(kind.ok());
-    if (*kind == LineSource::Kind::kEnd) return lines;
-    lines.push_back(*kind == LineSource::Kind::kTooLong ? "<too long>" : std::string(line));
-    CHECK(source.line_number() == lines.size());
-  }
+  size_t count = 0;
+  return testing::ReadAllLines(source, [&](std::string text) {
+    CHECK(source.line_number() == ++count);
+    return text;
+  });
 }
 
 TEST_CASE("LineSource returns the same lines as a plain split whatever the chunk size", "[data]") {

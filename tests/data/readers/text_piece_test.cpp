@@ -23,14 +23,7 @@ using testing::WriteBytes;
 
 // Every line of `source` with the place a message would name.
 std::vector<std::string> LinesWithPlaces(LineSource& source) {
-  std::vector<std::string> lines;
-  std::string_view line;
-  for (;;) {
-    auto kind = source.Next(&line);
-    REQUIRE(kind.ok());
-    if (*kind == LineSource::Kind::kEnd) return lines;
-    lines.push_back(source.Where() + " " + (*kind == LineSource::Kind::kTooLong ? "<too long>" : std::string(line)));
-  }
+  return testing::ReadAllLines(source, [&](std::string text) { return source.Where() + " " + text; });
 }
 
 std::string RandomText(std::mt19937_64& rng) {
